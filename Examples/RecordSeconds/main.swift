@@ -1,0 +1,44 @@
+// Embedding RecorderKit as the AudioQueue "AudioRecorder" seed did: record N seconds while printing levels.
+//
+//     swift run record-seconds take.aiff 3
+import Glibc
+import RecorderKit
+
+let arguments = CommandLine.arguments
+let path = arguments.count > 1 ? arguments[1] : "take.aiff"
+let seconds = arguments.count > 2 ? Double(arguments[2]) ?? 3 : 3
+
+func decibels(_ value: Float) -> String {
+    let hundredths = Int((value * 100).rounded())
+    let sign = hundredths < 0 ? "-" : " "
+    let magnitude = abs(hundredths)
+    let text = "\(magnitude / 100).\(magnitude % 100 < 10 ? "0" : "")\(magnitude % 100)"
+    return sign + String(repeating: " ", count: max(0, 6 - text.count)) + text
+}
+
+func bar(_ average: Float, width: Int = 40) -> String {
+    let filled = max(0, min(width, Int(((average + 60) / 60 * Float(width)).rounded())))
+    return "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "]"
+}
+
+do {
+    let recorder = try Recorder()
+    let readings = recorder.levelReadings()
+    try recorder.record(to: path)
+    print("recording \(seconds) s from \(recorder.sourceName) into \(path)")
+    var started: Double?
+    for await reading in readings {
+        let start = started ?? reading.time
+        started = start
+        print("t=\(decibels(Float(reading.time - start)).dropFirst()) s  peak \(decibels(recorder.getPeakPower())) dBFS"
+              + "  average \(decibels(recorder.getAveragePower())) dBFS  \(bar(recorder.getAveragePower()))")
+        if reading.time - start >= seconds { break }
+    }
+    if let summary = try recorder.stopRecording() {
+        print("wrote \(summary.frameCount) frames to \(summary.path), \(summary.droppedFrames) dropped")
+    }
+    recorder.stop()
+} catch {
+    print("record-seconds: \(error)")
+    exit(1)
+}

@@ -1,0 +1,44 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "recorder",
+    products: [
+        .library(name: "RecorderKit", targets: ["RecorderKit"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CPulse",
+            pkgConfig: "libpulse",
+            providers: [.apt(["libpulse-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSndFile",
+            pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"])]
+        ),
+        .target(
+            name: "RecorderKit",
+            dependencies: ["CPulse", "CSndFile"]
+        ),
+        .executableTarget(
+            name: "record-seconds",
+            dependencies: ["RecorderKit"],
+            path: "Examples/RecordSeconds"
+        ),
+        // Shared by the test targets: a private PulseAudio server, signal generators, file readers.
+        .target(
+            name: "TestSupport",
+            dependencies: ["RecorderKit", "CSndFile"]
+        ),
+        .testTarget(
+            name: "RecorderKitTests",
+            dependencies: ["RecorderKit"]
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["RecorderKit", "TestSupport", "CSndFile"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,2 @@
+// The libpulse asynchronous API (threaded mainloop, context, stream, introspection).
+#include <pulse/pulseaudio.h>

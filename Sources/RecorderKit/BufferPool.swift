@@ -1,0 +1,207 @@
+// The rotating capture buffers: preallocated storage and the free/filled index rings between threads.
+import Glibc
+import Synchronization
+
+/// A single-producer single-consumer queue of buffer indices.
+///
+/// Holds at most `capacity` indices; each buffer index is in at most one place at a time (free ring,
+/// filled ring, the buffer being filled, the buffer being delivered), so pushes never find it full.
+final class IndexRing: @unchecked Sendable {
+    // @unchecked Sendable: `slots` is touched only by the one producer (before its release store of
+    // `tail`) and the one consumer (after its acquire load of `tail`); `head`/`tail` are atomics.
+    private let slots: UnsafeMutablePointer<Int>
+    private let capacity: Int
+    private let head = Atomic<Int>(0)
+    private let tail = Atomic<Int>(0)
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        slots = .allocate(capacity: capacity)
+        slots.initialize(repeating: -1, count: capacity)
+    }
+
+    deinit { slots.deallocate() }
+
+    /// Producer side. Returns false only if the ring is full, which the pool's invariant rules out.
+    @discardableResult
+    func push(_ index: Int) -> Bool {
+        let t = tail.load(ordering: .relaxed)
+        guard t - head.load(ordering: .acquiring) < capacity else { return false }
+        slots[t % capacity] = index
+        tail.store(t + 1, ordering: .releasing)
+        return true
+    }
+
+    /// Consumer side: true when nothing is queued.
+    var isEmptyForConsumer: Bool {
+        head.load(ordering: .relaxed) == tail.load(ordering: .acquiring)
+    }
+
+    /// Consumer side.
+    func pop() -> Int? {
+        let h = head.load(ordering: .relaxed)
+        guard h != tail.load(ordering: .acquiring) else { return nil }
+        let index = slots[h % capacity]
+        head.store(h + 1, ordering: .releasing)
+        return index
+    }
+}
+
+/// A counting semaphore (POSIX): posting never blocks, so the capture thread may post.
+final class Semaphore: @unchecked Sendable {
+    // @unchecked Sendable: sem_t is made for use from many threads; the pointer never changes.
+    private let sem: UnsafeMutablePointer<sem_t>
+
+    init(value: UInt32 = 0) {
+        sem = .allocate(capacity: 1)
+        sem_init(sem, 0, value)
+    }
+
+    deinit {
+        sem_destroy(sem)
+        sem.deallocate()
+    }
+
+    func post() { sem_post(sem) }
+
+    func wait() {
+        while sem_wait(sem) != 0 && errno == EINTR {}
+    }
+}
+
+/// `count` buffers of `capacityBytes` each, allocated once, with per-buffer frame position and length.
+///
+/// A buffer moves free → filling (capture thread) → filled → delivered (delivery thread) → free.
+/// The metadata of a buffer is written by whoever owns it at that step; the ring operations order it.
+final class BufferPool: @unchecked Sendable {
+    // @unchecked Sendable: each buffer's bytes and metadata are only touched by the thread that owns the
+    // buffer at that step of the cycle; ownership changes hands only through the rings' release/acquire.
+    let count: Int
+    let capacityBytes: Int
+    private let storage: UnsafeMutableRawPointer
+    private let startFrames: UnsafeMutablePointer<Int64>
+    private let byteCounts: UnsafeMutablePointer<Int>
+
+    /// Buffers ready to fill: pushed by the delivery thread, popped by the capture thread.
+    let free: IndexRing
+    /// Buffers filled (or flushed partly full): pushed by the capture thread, popped by the delivery thread.
+    let filled: IndexRing
+
+    init(count: Int, capacityBytes: Int) {
+        self.count = count
+        self.capacityBytes = capacityBytes
+        storage = .allocate(byteCount: count * capacityBytes, alignment: 16)
+        storage.initializeMemory(as: UInt8.self, repeating: 0, count: count * capacityBytes)
+        startFrames = .allocate(capacity: count)
+        startFrames.initialize(repeating: 0, count: count)
+        byteCounts = .allocate(capacity: count)
+        byteCounts.initialize(repeating: 0, count: count)
+        free = IndexRing(capacity: count)
+        filled = IndexRing(capacity: count)
+        for index in 0..<count { free.push(index) }
+    }
+
+    deinit {
+        storage.deallocate()
+        startFrames.deallocate()
+        byteCounts.deallocate()
+    }
+
+    func bytes(of index: Int) -> UnsafeMutableRawPointer { storage + index * capacityBytes }
+
+    func startFrame(of index: Int) -> Int64 { startFrames[index] }
+    func setStartFrame(_ frame: Int64, of index: Int) { startFrames[index] = frame }
+
+    func byteCount(of index: Int) -> Int { byteCounts[index] }
+    func setByteCount(_ count: Int, of index: Int) { byteCounts[index] = count }
+}
+
+/// A frame count written by one thread and read by any.
+final class FrameCounter: Sendable {
+    private let value = Atomic<Int64>(0)
+    func add(_ frames: Int64) { value.add(frames, ordering: .relaxed) }
+    var frames: Int64 { value.load(ordering: .relaxed) }
+}
+
+/// The producer side of the pool: copies incoming bytes into the buffer being filled and hands it on.
+///
+/// Used by one thread at a time (libpulse's mainloop thread, or another thread holding the mainloop
+/// lock). Allocates nothing and never blocks: when no buffer is free it takes no more bytes, and the
+/// caller leaves the rest with libpulse until the consumer frees a buffer.
+struct BufferFiller: ~Copyable {
+    private let pool: BufferPool
+    private let bytesPerFrame: Int
+    private let dataReady: Semaphore
+    private var filling: Int?
+    private var filledBytes = 0
+    private var bytePosition: Int64 = 0
+
+    /// Frames the server reported lost (holes), written as silence. Read from any thread.
+    let droppedFrames = FrameCounter()
+
+    init(pool: BufferPool, bytesPerFrame: Int, dataReady: Semaphore) {
+        self.pool = pool
+        self.bytesPerFrame = bytesPerFrame
+        self.dataReady = dataReady
+    }
+
+    /// Frames taken so far: the position of the next frame.
+    var framePosition: Int64 { bytePosition / Int64(bytesPerFrame) }
+
+    /// Takes up to `length` bytes (`data == nil`: a hole, taken as silence and counted as dropped).
+    /// Returns how many it took: fewer than `length` only when no buffer is free.
+    mutating func append(_ data: UnsafeRawPointer?, _ length: Int) -> Int {
+        var offset = 0
+        while offset < length {
+            if filling == nil {
+                guard let next = pool.free.pop() else { break }
+                filling = next
+                filledBytes = 0
+                pool.setStartFrame(framePosition, of: next)
+            }
+            let index = filling!
+            let count = min(pool.capacityBytes - filledBytes, length - offset)
+            let destination = pool.bytes(of: index) + filledBytes
+            if let data {
+                destination.copyMemory(from: data + offset, byteCount: count)
+            } else {
+                memset(destination, 0, count)
+            }
+            filledBytes += count
+            offset += count
+            bytePosition += Int64(count)
+            if filledBytes == pool.capacityBytes { handOff() }
+        }
+        if data == nil {
+            droppedFrames.add(Int64(offset / bytesPerFrame))
+        }
+        return offset
+    }
+
+    /// Hands on the buffer being filled, however full, and wakes the consumer.
+    mutating func handOff() {
+        guard let index = filling else { return }
+        pool.setByteCount(filledBytes, of: index)
+        pool.filled.push(index)
+        filling = nil
+        filledBytes = 0
+        dataReady.post()
+    }
+}
+
+/// Runs `body` on a new POSIX thread (no Foundation), returning the handle to join.
+func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t {
+    final class Box: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    var thread = pthread_t()
+    let context = Unmanaged.passRetained(Box(body)).toOpaque()
+    let result = pthread_create(&thread, nil, { context in
+        let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
+        box.body()
+        return nil
+    }, context)
+    precondition(result == 0, "pthread_create failed: \(result)")
+    return thread
+}

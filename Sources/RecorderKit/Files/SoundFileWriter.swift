@@ -1,0 +1,160 @@
+// Writes captured S16BE packets into a sound file through libsndfile, keeping its header valid.
+import CSndFile
+import Glibc
+
+/// The containers RecorderKit writes, chosen by the file name's extension.
+public enum FileType: String, Sendable, CaseIterable {
+    /// Classic AIFF (`FORM…AIFF`), big-endian 16-bit PCM: the captured bytes are written as they are.
+    case aiff
+    /// RIFF WAVE, little-endian 16-bit PCM.
+    case wav
+    /// Core Audio Format, 16-bit PCM.
+    case caf
+    /// FLAC, 16-bit, lossless.
+    case flac
+
+    /// The type for a path's extension (`.aiff`/`.aif`, `.wav`, `.caf`, `.flac`, any case), or nil.
+    public init?(path: String) {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
+        switch path[path.index(after: dot)...].lowercased() {
+        case "aiff", "aif": self = .aiff
+        case "wav": self = .wav
+        case "caf": self = .caf
+        case "flac": self = .flac
+        default: return nil
+        }
+    }
+
+    var sndfileFormat: Int32 {
+        let container: Int32
+        switch self {
+        case .aiff: container = Int32(SF_FORMAT_AIFF)
+        case .wav: container = Int32(SF_FORMAT_WAV)
+        case .caf: container = Int32(SF_FORMAT_CAF)
+        case .flac: container = Int32(SF_FORMAT_FLAC)
+        }
+        // Default endianness: for AIFF that is classic big-endian AIFF (SF_ENDIAN_BIG would make AIFF-C).
+        return container | Int32(SF_FORMAT_PCM_16)
+    }
+}
+
+/// One open output file. Used by one thread at a time (created by the caller, then written and closed
+/// by the delivery thread).
+final class SoundFileWriter: @unchecked Sendable {
+    // @unchecked Sendable: handed once from the creating thread to the delivery thread through a Mutex,
+    // and never used by two threads at once.
+    let path: String
+    let fileType: FileType
+    private let channelCount: Int
+    private var file: OpaquePointer?
+    private let descriptor: Int32
+    /// True when the file stores big-endian 16-bit samples, so captured bytes go in unchanged.
+    private let writesRawBigEndian: Bool
+    /// Host-order samples for containers that are not big-endian PCM; sized once.
+    private var scratch: [Int16]
+    private(set) var framesWritten: Int64 = 0
+
+    /// Creates the file exclusively (no race with another creator; a symlink at the path is refused)
+    /// with the user's umask, unless `overwrite` is true.
+    init(path: String, format: StreamFormat, overwrite: Bool, maxFramesPerWrite: Int) throws(RecorderError) {
+        guard let type = FileType(path: path) else {
+            throw RecorderError(.unsupportedFileType,
+                "cannot tell the file type of '\(path)': end the name in .aiff, .aif, .wav, .caf or .flac")
+        }
+        self.path = path
+        self.fileType = type
+        self.channelCount = format.channelCount
+        var info = SF_INFO(frames: 0, samplerate: Int32(format.sampleRate), channels: Int32(format.channelCount),
+                           format: type.sndfileFormat, sections: 0, seekable: 0)
+        guard sf_format_check(&info) != 0 else {
+            throw RecorderError(.invalidFormat,
+                "\(type.rawValue.uppercased()) cannot hold \(format.channelCount) channels at \(format.sampleRate) Hz: "
+                + "choose another container (.wav, .caf) or format")
+        }
+        let flags = O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (overwrite ? O_TRUNC : O_EXCL)
+        let fd = open(path, flags, 0o666)
+        guard fd >= 0 else { throw Self.creationError(path: path, errno: errno) }
+        guard let file = sf_open_fd(fd, Int32(SFM_WRITE), &info, 0) else {
+            let reason = String(cString: sf_strerror(nil))
+            Glibc.close(fd)
+            if !overwrite { unlink(path) }  // only a file this call created; never someone else's
+            throw RecorderError(.cannotCreateFile, "cannot create '\(path)': \(reason)")
+        }
+        self.descriptor = fd
+        self.file = file
+        let needsSwap = sf_command(file, Int32(SFC_RAW_DATA_NEEDS_ENDSWAP), nil, 0) != 0
+        let hostIsLittleEndian = 1.littleEndian == 1
+        writesRawBigEndian = type != .flac && needsSwap == hostIsLittleEndian
+        scratch = writesRawBigEndian ? [] : [Int16](repeating: 0, count: maxFramesPerWrite * format.channelCount)
+        sf_command(file, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+    }
+
+    private static func creationError(path: String, errno code: Int32) -> RecorderError {
+        var status = stat()
+        let isDirectory = lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+        if isDirectory {
+            return RecorderError(.cannotCreateFile, "cannot create '\(path)': it is a directory; give a file name")
+        }
+        if code == EEXIST {
+            return RecorderError(.fileExists,
+                "'\(path)' already exists and was left untouched; choose another name or allow overwriting")
+        }
+        if code == ELOOP {
+            return RecorderError(.cannotCreateFile,
+                "cannot create '\(path)': it is a symbolic link (or a loop of them), which is not followed; "
+                + "give the real path")
+        }
+        let reason = String(cString: strerror(code))
+        let hint = code == ENOENT ? "create the directory first"
+            : code == EACCES || code == EPERM || code == EROFS ? "choose a writable location"
+            : "choose another path"
+        return RecorderError(.cannotCreateFile, "cannot create '\(path)': \(reason); \(hint)")
+    }
+
+    /// Appends whole frames of interleaved S16BE samples (packets), then refreshes the header so the
+    /// file on disk is valid at every buffer.
+    func write(bigEndianS16 bytes: UnsafeRawBufferPointer) throws(RecorderError) {
+        guard let file, !bytes.isEmpty else { return }
+        let frames = bytes.count / (channelCount * 2)
+        if writesRawBigEndian {
+            let written = sf_write_raw(file, bytes.baseAddress, sf_count_t(bytes.count))
+            guard written == sf_count_t(bytes.count) else { throw writeError() }
+        } else {
+            var remaining = frames
+            var offset = 0
+            while remaining > 0 {
+                let chunk = min(remaining, scratch.count / channelCount)
+                let samples = chunk * channelCount
+                let written = scratch.withUnsafeMutableBufferPointer { out -> sf_count_t in
+                    for index in 0..<samples {
+                        let byte = offset + index * 2
+                        out[index] = Int16(bitPattern: UInt16(bytes[byte]) << 8 | UInt16(bytes[byte + 1]))
+                    }
+                    return sf_writef_short(file, out.baseAddress, sf_count_t(chunk))
+                }
+                guard written == sf_count_t(chunk) else { throw writeError() }
+                remaining -= chunk
+                offset += samples * 2
+            }
+        }
+        framesWritten += Int64(frames)
+        sf_command(file, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+    }
+
+    private func writeError() -> RecorderError {
+        let reason = String(cString: sf_strerror(file))
+        return RecorderError(.writeFailed,
+            "writing '\(path)' failed after \(framesWritten) frames: \(reason); the file was closed with "
+            + "what was written; free space or choose another disk")
+    }
+
+    /// Finalizes the header and closes the file. Idempotent.
+    func close() {
+        guard let file else { return }
+        self.file = nil
+        sf_close(file)
+        Glibc.close(descriptor)
+    }
+
+    deinit { close() }
+}

@@ -1,0 +1,68 @@
+// Per-buffer sample peak and RMS of S16BE PCM, in dBFS: the AudioQueue level-meter reading.
+import Glibc
+
+/// One channel's level for one completed buffer: the shape of `AudioQueueLevelMeterState`.
+///
+/// Both values are dBFS: `20·log10(x / full scale)`, full scale = 32 768, so 0 dBFS is a
+/// full-scale sample and digital silence reads `LevelMeterState.silence` (−160 dB).
+/// `peakPower` is the largest |sample|; `averagePower` is the RMS of the buffer's samples
+/// (plain convention: a full-scale sine reads −3.01 dBFS, as `sox … stats` reports "RMS lev dB").
+public struct LevelMeterState: Hashable, Sendable {
+    public var averagePower: Float
+    public var peakPower: Float
+
+    /// The floor: what digital silence reads, as AVAudioRecorder documents.
+    public static let silence: Float = -160
+
+    public init(averagePower: Float, peakPower: Float) {
+        self.averagePower = averagePower
+        self.peakPower = peakPower
+    }
+}
+
+/// The meter arithmetic, kept apart from capture so it can be tested on its own.
+public enum LevelMeter {
+    /// Full scale for signed 16-bit samples.
+    public static let fullScale = 32_768.0
+
+    /// `20·log10(linear)`, clamped to the −160 dB floor (0 and tiny values read −160).
+    public static func decibels(_ linear: Double) -> Float {
+        guard linear > 0 else { return LevelMeterState.silence }
+        return Float(max(Double(LevelMeterState.silence), 20 * log10(linear)))
+    }
+
+    /// Measures interleaved signed 16-bit big-endian samples, writing one state per channel into `states`.
+    ///
+    /// `states.count` is the channel count. Allocates nothing. A buffer with no frames reads silence.
+    public static func measure(bigEndianS16 bytes: UnsafeRawBufferPointer,
+                               into states: UnsafeMutableBufferPointer<LevelMeterState>) {
+        let channels = states.count
+        let frames = bytes.count / (channels * 2)
+        for channel in 0..<channels {
+            var peak: Int32 = 0
+            var sumOfSquares: Double = 0
+            var index = channel * 2
+            for _ in 0..<frames {
+                let sample = Int32(Int16(bitPattern: UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1])))
+                let magnitude = sample < 0 ? -sample : sample
+                if magnitude > peak { peak = magnitude }
+                sumOfSquares += Double(sample * sample)
+                index += channels * 2
+            }
+            let rms = frames > 0 ? (sumOfSquares / Double(frames)).squareRoot() : 0
+            states[channel] = LevelMeterState(averagePower: decibels(rms / fullScale),
+                                              peakPower: decibels(Double(peak) / fullScale))
+        }
+    }
+
+    /// Convenience for tests and offline use: one state per channel of the given bytes.
+    public static func measure(bigEndianS16 bytes: [UInt8], channelCount: Int) -> [LevelMeterState] {
+        var states = [LevelMeterState](repeating: LevelMeterState(averagePower: LevelMeterState.silence,
+                                                                  peakPower: LevelMeterState.silence),
+                                       count: channelCount)
+        bytes.withUnsafeBytes { raw in
+            states.withUnsafeMutableBufferPointer { measure(bigEndianS16: raw, into: $0) }
+        }
+        return states
+    }
+}

@@ -1,0 +1,181 @@
+// A threaded mainloop and a connected context: the lock discipline and the server/source queries.
+import CPulse
+import Glibc
+
+/// A capture source as the server describes it.
+public struct SourceInfo: Hashable, Sendable {
+    public let name: String
+    public let description: String
+    /// The source's own sample format as PulseAudio names it (e.g. "s16le", "float32le").
+    public let sampleFormat: String
+    public let sampleRate: Int
+    public let channelCount: Int
+    /// True for a sink's monitor (what is being played to that sink).
+    public let isMonitor: Bool
+    /// True for the server's default source.
+    public let isDefault: Bool
+}
+
+/// Owns `pa_threaded_mainloop` and `pa_context`.
+///
+/// Rules (libpulse's threaded-mainloop contract, as cubeb keeps it): every libpulse call from a thread
+/// other than the mainloop's runs under `lock()`; callbacks run on the mainloop thread with the lock
+/// already held, so they never lock and never block, they only record and `signal`.
+final class PulseConnection: @unchecked Sendable {
+    // @unchecked Sendable: the C handles are only used under the mainloop lock (or before the mainloop
+    // starts / after it stops), which is what libpulse requires for cross-thread use.
+    let mainloop: OpaquePointer
+    let context: OpaquePointer
+    /// The address tried, for messages: the caller's, PULSE_SERVER, or libpulse's default lookup.
+    let serverDescription: String
+    private var closed = false
+
+    init(server: String?, clientName: String) throws(RecorderError) {
+        serverDescription = server ?? getenv("PULSE_SERVER").map { String(cString: $0) }
+            ?? "the default server (libpulse's lookup: $PULSE_RUNTIME_PATH or $XDG_RUNTIME_DIR/pulse/native)"
+        guard let mainloop = pa_threaded_mainloop_new() else {
+            throw RecorderError(.serverUnreachable, "cannot create a PulseAudio mainloop (out of memory?)")
+        }
+        self.mainloop = mainloop
+        pa_threaded_mainloop_lock(mainloop)
+        guard let context = pa_context_new(pa_threaded_mainloop_get_api(mainloop), clientName) else {
+            pa_threaded_mainloop_unlock(mainloop)
+            pa_threaded_mainloop_free(mainloop)
+            throw RecorderError(.serverUnreachable, "cannot create a PulseAudio context (out of memory?)")
+        }
+        self.context = context
+        pa_context_set_state_callback(context, { _, userdata in
+            pa_threaded_mainloop_signal(OpaquePointer(userdata), 0)
+        }, UnsafeMutableRawPointer(mainloop))
+
+        var failure: String?
+        if pa_context_connect(context, server, PA_CONTEXT_NOFLAGS, nil) < 0 {
+            failure = String(cString: pa_strerror(pa_context_errno(context)))
+        } else if pa_threaded_mainloop_start(mainloop) < 0 {
+            failure = "cannot start the PulseAudio mainloop thread"
+        } else {
+            while true {
+                let state = pa_context_get_state(context)
+                if state == PA_CONTEXT_READY { break }
+                if PA_CONTEXT_IS_GOOD(state) == 0 {
+                    failure = String(cString: pa_strerror(pa_context_errno(context)))
+                    break
+                }
+                pa_threaded_mainloop_wait(mainloop)
+            }
+        }
+        pa_threaded_mainloop_unlock(mainloop)
+        if let failure {
+            close()
+            throw RecorderError(.serverUnreachable,
+                "cannot connect to PulseAudio server \(serverDescription): \(failure); start PulseAudio "
+                + "(or PipeWire's pipewire-pulse), or name a running server with PULSE_SERVER or the server option")
+        }
+    }
+
+    deinit { close() }
+
+    func lock() { pa_threaded_mainloop_lock(mainloop) }
+    func unlock() { pa_threaded_mainloop_unlock(mainloop) }
+
+    /// Runs `body` under the mainloop lock.
+    func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+
+    /// Waits (lock held) until `operation` completes or the context goes bad; then releases it.
+    func wait(for operation: OpaquePointer?) {
+        guard let operation else { return }
+        while pa_operation_get_state(operation) == PA_OPERATION_RUNNING
+                && PA_CONTEXT_IS_GOOD(pa_context_get_state(context)) != 0 {
+            pa_threaded_mainloop_wait(mainloop)
+        }
+        pa_operation_unref(operation)
+    }
+
+    /// The last context error as libpulse words it.
+    var lastError: String { String(cString: pa_strerror(pa_context_errno(context))) }
+
+    /// The server's name for itself, e.g. "unix:/run/user/1000/pulse/native".
+    var serverName: String {
+        withLock { pa_context_get_server(context).map { String(cString: $0) } ?? serverDescription }
+    }
+
+    /// The server's default source name, if it has one.
+    func defaultSourceName() -> String? {
+        final class Result { var name: String? }
+        let result = Result()
+        withLock {
+            let context = ResultContext(mainloop: mainloop, payload: result)
+            withExtendedLifetime(context) {
+                wait(for: pa_context_get_server_info(self.context, { _, info, userdata in
+                    let context = Unmanaged<ResultContext>.fromOpaque(userdata!).takeUnretainedValue()
+                    if let name = info?.pointee.default_source_name {
+                        (context.payload as! Result).name = String(cString: name)
+                    }
+                    pa_threaded_mainloop_signal(context.mainloop, 0)
+                }, Unmanaged.passUnretained(context).toOpaque()))
+            }
+        }
+        return result.name
+    }
+
+    /// Every capture source on the server, in the server's order.
+    func sources() -> [SourceInfo] {
+        final class Result { var sources: [SourceInfo] = [] }
+        let result = Result()
+        let defaultName = defaultSourceName()
+        withLock {
+            let context = ResultContext(mainloop: mainloop, payload: result)
+            withExtendedLifetime(context) {
+                wait(for: pa_context_get_source_info_list(self.context, { _, info, eol, userdata in
+                    let context = Unmanaged<ResultContext>.fromOpaque(userdata!).takeUnretainedValue()
+                    if eol == 0, let info = info?.pointee {
+                        let spec = info.sample_spec
+                        (context.payload as! Result).sources.append(SourceInfo(
+                            name: String(cString: info.name),
+                            description: info.description.map { String(cString: $0) } ?? "",
+                            sampleFormat: String(cString: pa_sample_format_to_string(spec.format)),
+                            sampleRate: Int(spec.rate),
+                            channelCount: Int(spec.channels),
+                            isMonitor: info.monitor_of_sink != UInt32.max,
+                            isDefault: false))
+                    } else {
+                        pa_threaded_mainloop_signal(context.mainloop, 0)
+                    }
+                }, Unmanaged.passUnretained(context).toOpaque()))
+            }
+        }
+        return result.sources.map { source in
+            SourceInfo(name: source.name, description: source.description, sampleFormat: source.sampleFormat,
+                       sampleRate: source.sampleRate, channelCount: source.channelCount,
+                       isMonitor: source.isMonitor, isDefault: source.name == defaultName)
+        }
+    }
+
+    /// Disconnects and frees, in libpulse's order: context under the lock, then stop the mainloop
+    /// without it, then free. Idempotent.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        pa_threaded_mainloop_lock(mainloop)
+        pa_context_set_state_callback(context, nil, nil)
+        pa_context_disconnect(context)
+        pa_context_unref(context)
+        pa_threaded_mainloop_unlock(mainloop)
+        pa_threaded_mainloop_stop(mainloop)
+        pa_threaded_mainloop_free(mainloop)
+    }
+}
+
+/// The userdata of an introspection callback: where to put the answer and whom to wake.
+private final class ResultContext {
+    let mainloop: OpaquePointer
+    let payload: AnyObject
+    init(mainloop: OpaquePointer, payload: AnyObject) {
+        self.mainloop = mainloop
+        self.payload = payload
+    }
+}

@@ -1,0 +1,103 @@
+// The values RecorderKit hands to embedders: level readings, captured buffers, events, summaries.
+import Synchronization
+
+/// The meter reading of one completed buffer, one state per channel.
+public struct LevelReading: Sendable, Hashable {
+    /// Frames captured since the recorder started, through this buffer's last frame.
+    public let endFrame: Int64
+    /// Frames in this buffer (a full buffer, or fewer when a recording stop flushed it early).
+    public let frameCount: Int
+    /// Seconds of audio since the recorder started, at this buffer's end (`endFrame / sampleRate`).
+    public let time: Double
+    /// Per channel: RMS (`averagePower`) and sample peak (`peakPower`) of this buffer, in dBFS.
+    public let channels: [LevelMeterState]
+}
+
+/// One filled capture buffer, as an AudioQueue input callback sees it.
+///
+/// `bytes` (interleaved signed 16-bit big-endian PCM) is valid only during the handler call; copy what
+/// you keep. The buffer returns to the free set when the handler returns.
+public struct CapturedBuffer {
+    /// Position of the first frame since the recorder started (AudioTimeStamp's mSampleTime).
+    public let startFrame: Int64
+    public let frameCount: Int
+    public let format: StreamFormat
+    public let bytes: UnsafeRawBufferPointer
+
+    /// The sample of `channel` in frame `frame`, as a host-order integer.
+    public func sample(frame: Int, channel: Int) -> Int16 {
+        let offset = (frame * format.channelCount + channel) * 2
+        return Int16(bitPattern: UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1]))
+    }
+}
+
+/// What happened to one recording (one `record(to:)` … stop cycle).
+public struct RecordingSummary: Sendable, Hashable {
+    public let path: String
+    public let fileType: FileType
+    /// Recorder frame position of the file's first frame.
+    public let startFrame: Int64
+    /// Frames in the file.
+    public let frameCount: Int64
+    /// Frames inside the file that were lost in capture and written as silence to keep time.
+    public let droppedFrames: Int64
+    /// Set when the recording ended because of a failure (write error, capture lost); the file holds
+    /// everything written before it and is closed with a valid header.
+    public let error: RecorderError?
+}
+
+/// Things an embedder may want to know as they happen.
+public enum RecorderEvent: Sendable, Hashable {
+    /// Frames were lost in capture (no free buffer, or a hole from the server); in a file they are
+    /// replaced by silence of the same length.
+    case framesDropped(count: Int64, atFrame: Int64)
+    /// A recording ended (stopRecording, its duration reached, or a failure: see `error`).
+    case recordingFinished(RecordingSummary)
+    /// Capture stopped because the stream failed (server gone, source removed).
+    case captureFailed(RecorderError)
+}
+
+/// Fans values out to any number of AsyncStreams. Yields happen outside the lock.
+final class Broadcaster<Value: Sendable>: Sendable {
+    private struct State {
+        var nextID = 0
+        var continuations: [Int: AsyncStream<Value>.Continuation] = [:]
+        var finished = false
+    }
+    private let state = Mutex(State())
+
+    func makeStream() -> AsyncStream<Value> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .unbounded)
+        let registered = state.withLock { state -> Int? in
+            guard !state.finished else { return nil }
+            let id = state.nextID
+            state.nextID += 1
+            state.continuations[id] = continuation
+            return id
+        }
+        guard let id = registered else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.continuations.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    var hasListeners: Bool { state.withLock { !$0.continuations.isEmpty } }
+
+    func yield(_ value: Value) {
+        let targets = state.withLock { Array($0.continuations.values) }
+        for continuation in targets { continuation.yield(value) }
+    }
+
+    func finish() {
+        let targets = state.withLock { state in
+            state.finished = true
+            defer { state.continuations.removeAll() }
+            return Array(state.continuations.values)
+        }
+        for continuation in targets { continuation.finish() }
+    }
+}

@@ -1,0 +1,263 @@
+// The public face of RecorderKit: an AudioQueue-style recorder over PulseAudio.
+import Glibc
+import Synchronization
+
+/// Records audio from a PulseAudio (or pipewire-pulse) source the way AudioQueue Services do.
+///
+/// Creating a `Recorder` connects, starts capture and metering (monitor mode: no file yet).
+/// `record(to:)` starts writing packets to a new file, `stopRecording()` writes every frame captured so
+/// far and closes it while capture goes on, `stop()` (or deinit) ends capture.
+///
+/// Capture runs through `bufferCount` rotating buffers of `bufferDuration` (3 × 100 ms by default):
+/// libpulse's read callback fills one, hands it on when full and takes the next free one; a delivery
+/// thread meters it, passes it to the input handler and the file, and returns it to the free set.
+/// When no buffer is free, frames are dropped, counted (`droppedFrames`) and reported as an event, and
+/// a file being written gets silence of the same length so it stays time-aligned.
+///
+/// All methods may be called from any thread.
+public final class Recorder: @unchecked Sendable {
+    // @unchecked Sendable: the mutable state lives in `Delivery` (Mutex/atomics), `CaptureStream`
+    // (mainloop lock) and `lifecycle` (Mutex); the remaining stored properties are immutable.
+
+    /// The capture format (signed 16-bit big-endian PCM at this rate and channel count).
+    public let format: StreamFormat
+    /// The source being recorded (the server's default resolved to its name).
+    public let sourceName: String
+    /// The server connected to, as libpulse names it.
+    public let serverName: String
+    /// Frames in each capture buffer (4 410 for 100 ms at 44.1 kHz).
+    public let bufferFrameCapacity: Int
+    /// How many buffers rotate.
+    public let bufferCount: Int
+
+    private let connection: PulseConnection
+    private let capture: CaptureStream
+    private let delivery: Delivery
+    private let dataReady = Semaphore()
+    private let lifecycle = Mutex(Lifecycle())
+
+    private struct Lifecycle: ~Copyable {
+        var thread: pthread_t?
+        var stopped = false
+    }
+
+    /// Connects to the server and starts capturing and metering.
+    ///
+    /// - Parameters:
+    ///   - format: rate and channels; the server converts its source to signed 16-bit big-endian.
+    ///   - source: a source name (see `Recorder.sources()`), or nil for the server's default source.
+    ///   - server: a server address (`unix:/path`, `tcp:host:port`), or nil for libpulse's usual
+    ///     lookup, which honours `PULSE_SERVER`.
+    ///   - bufferCount: rotating capture buffers, 2…64 (AudioQueue code typically uses 3).
+    ///   - bufferDuration: each buffer's length in milliseconds, 10…2000; also the fragment size asked
+    ///     of the server and the metering interval.
+    /// - Throws: `RecorderError` (`.invalidFormat`, `.serverUnreachable`, `.sourceNotFound`,
+    ///   `.streamFailed`) with a one-line message.
+    public init(format: StreamFormat = .default, source: String? = nil, server: String? = nil,
+                bufferCount: Int = 3, bufferDuration milliseconds: Int = 100,
+                clientName: String = "recorder") throws(RecorderError) {
+        guard (2...64).contains(bufferCount) else {
+            throw RecorderError(.invalidFormat, "invalid buffer count \(bufferCount): use 2 to 64 buffers")
+        }
+        guard (10...2000).contains(milliseconds) else {
+            throw RecorderError(.invalidFormat,
+                "invalid buffer duration \(milliseconds) ms: use 10 to 2000 ms (100 ms is the design default)")
+        }
+        self.format = format
+        self.bufferCount = bufferCount
+        bufferFrameCapacity = max(1, format.frames(milliseconds: milliseconds))
+        let capacityBytes = bufferFrameCapacity * format.bytesPerFrame
+        let pool = BufferPool(count: bufferCount, capacityBytes: capacityBytes)
+        connection = try PulseConnection(server: server, clientName: clientName)
+        capture = try CaptureStream(connection: connection, format: format, source: source,
+                                    fragmentBytes: capacityBytes, pool: pool, dataReady: dataReady)
+        sourceName = capture.sourceName
+        serverName = connection.serverName
+        delivery = Delivery(format: format, pool: pool, capture: capture, dataReady: dataReady)
+        let delivery = self.delivery
+        lifecycle.withLock { $0.thread = startThread { delivery.run() } }
+    }
+
+    deinit { stop() }
+
+    // MARK: Recording to a file
+
+    /// Starts writing captured packets to a new file at `path`; capture and metering go on as before.
+    ///
+    /// The container follows the extension: `.aiff`/`.aif` (classic AIFF, big-endian 16-bit), `.wav`,
+    /// `.caf`, `.flac`. The file starts with the first frame captured after this call.
+    /// - Parameters:
+    ///   - overwrite: replace an existing file (AudioFile's EraseFile flag); off by default, when an
+    ///     existing file is an error and is left untouched.
+    ///   - frameLimit: stop by itself after exactly this many frames (see `record(to:duration:)`).
+    public func record(to path: String, overwrite: Bool = false, frameLimit: Int64? = nil) throws(RecorderError) {
+        if let frameLimit, frameLimit < 0 {
+            throw RecorderError(.invalidFormat, "invalid frame limit \(frameLimit): use 0 or more frames")
+        }
+        try lifecycle.withLock { lifecycle throws(RecorderError) in
+            guard !lifecycle.stopped else {
+                throw RecorderError(.invalidState, "cannot record to '\(path)': the recorder was stopped; create a new Recorder")
+            }
+            if let current = delivery.control.withLock({ $0.recordingPath }) {
+                throw RecorderError(.invalidState,
+                    "cannot record to '\(path)': already recording to '\(current)'; call stopRecording() first")
+            }
+            let writer = try SoundFileWriter(path: path, format: format, overwrite: overwrite,
+                                             maxFramesPerWrite: bufferFrameCapacity)
+            connection.withLock {
+                // The lock holds the read callback off: every frame after `start` reaches the new session.
+                let start = capture.framePosition
+                delivery.control.withLock { control in
+                    control.pending = FileSession(writer: writer, startFrame: start)
+                    control.recordingPath = path
+                    control.endFrame = frameLimit.map { start + $0 }
+                    control.flushed = false
+                }
+            }
+        }
+        dataReady.post()
+    }
+
+    /// Records exactly `duration` seconds (rounded to whole frames) into `path`, then closes the file by
+    /// itself (AVAudioRecorder's `record(forDuration:)`); `waitForRecording()` waits for it.
+    public func record(to path: String, duration: Double, overwrite: Bool = false) throws(RecorderError) {
+        guard duration.isFinite, duration >= 0 else {
+            throw RecorderError(.invalidFormat, "invalid duration \(duration) s: use 0 or more seconds")
+        }
+        try record(to: path, overwrite: overwrite, frameLimit: Int64((duration * Double(format.sampleRate)).rounded()))
+    }
+
+    /// True from `record(to:)` until the file is closed.
+    public var isRecording: Bool { delivery.control.withLock { $0.recordingPath != nil } }
+
+    /// Writes every frame captured so far, finalizes the header and closes the file; capture and
+    /// metering continue. Returns nil when nothing was being recorded.
+    /// - Throws: the recording's error if it ended by a failure (the file is still closed and valid).
+    @discardableResult
+    public func stopRecording() throws(RecorderError) -> RecordingSummary? {
+        let waiter = Semaphore()
+        let recording = lifecycle.withLock { _ -> Bool in
+            while true {
+                // Under the lock: take everything libpulse holds, hand on the partial buffer, cut there.
+                let outcome = connection.withLock { () -> Bool? in
+                    guard delivery.control.withLock({ $0.recordingPath != nil }) else { return nil }
+                    guard capture.drainAndFlush() else { return false }
+                    let end = capture.framePosition
+                    delivery.control.withLock { control in
+                        control.endFrame = min(control.endFrame ?? end, end)
+                        control.flushed = true
+                        control.waiters.append(waiter)
+                    }
+                    return true
+                }
+                guard let drained = outcome else { return false }
+                if drained { return true }
+                // Every buffer is full and queued: let the delivery thread free one, then go on.
+                delivery.resumed.wait()
+            }
+        }
+        guard recording else { return nil }
+        dataReady.post()
+        waiter.wait()
+        return try lastRecordingResult()
+    }
+
+    /// Blocks until the current recording ends (its duration reached, stopRecording, or a failure) and
+    /// returns its summary; returns nil at once when nothing is being recorded.
+    @discardableResult
+    public func waitForRecording() throws(RecorderError) -> RecordingSummary? {
+        let waiter = Semaphore()
+        let recording = delivery.control.withLock { control -> Bool in
+            guard control.recordingPath != nil else { return false }
+            control.waiters.append(waiter)
+            return true
+        }
+        guard recording else { return nil }
+        waiter.wait()
+        return try lastRecordingResult()
+    }
+
+    /// The summary of the most recent recording that ended, if any.
+    public var lastRecording: RecordingSummary? { delivery.control.withLock { $0.lastSummary } }
+
+    private func lastRecordingResult() throws(RecorderError) -> RecordingSummary? {
+        let summary = delivery.control.withLock { $0.lastSummary }
+        if let error = summary?.error { throw error }
+        return summary
+    }
+
+    // MARK: Metering
+
+    /// Sample peak of channel 0 over the latest buffer, in dBFS (0 = full scale, −160 = silence).
+    public func getPeakPower() -> Float { getPeakPower(channel: 0) }
+
+    /// RMS of channel 0 over the latest buffer, in dBFS (a full-scale sine reads −3.01).
+    public func getAveragePower() -> Float { getAveragePower(channel: 0) }
+
+    /// Sample peak of `channel` over the latest buffer, in dBFS; −160 for a channel that does not exist.
+    public func getPeakPower(channel: Int) -> Float { levelMeterState(channel: channel).peakPower }
+
+    /// RMS of `channel` over the latest buffer, in dBFS; −160 for a channel that does not exist.
+    public func getAveragePower(channel: Int) -> Float { levelMeterState(channel: channel).averagePower }
+
+    /// One `LevelMeterState` per channel for the latest buffer (kAudioQueueProperty_CurrentLevelMeterDB).
+    public var currentLevelMeterStates: [LevelMeterState] { delivery.currentLevels.withLock { $0 } }
+
+    private func levelMeterState(channel: Int) -> LevelMeterState {
+        delivery.currentLevels.withLock { levels in
+            levels.indices.contains(channel) ? levels[channel]
+                : LevelMeterState(averagePower: LevelMeterState.silence, peakPower: LevelMeterState.silence)
+        }
+    }
+
+    /// A stream of readings, one per completed buffer, from now until `stop()`. Each call makes a new,
+    /// independent stream; none drops a reading.
+    public func levelReadings() -> AsyncStream<LevelReading> { delivery.levels.makeStream() }
+
+    /// A stream of events (dropped frames, finished recordings, capture failure) until `stop()`.
+    public func events() -> AsyncStream<RecorderEvent> { delivery.events.makeStream() }
+
+    /// Receives every filled buffer on the delivery thread (never the PulseAudio thread), like an
+    /// AudioQueue input callback; the buffer is re-used once the handler returns. A slow handler
+    /// holds up the buffers: past `bufferCount` of them, frames are dropped and counted.
+    public func setInputHandler(_ handler: (@Sendable (CapturedBuffer) -> Void)?) {
+        delivery.inputHandler.withLock { $0 = handler }
+    }
+
+    /// Frames delivered through the buffers (dropped ones included) since capture began.
+    public var capturedFrames: Int64 { delivery.framePosition.load(ordering: .acquiring) }
+
+    /// Frames lost in capture since it began (no free buffer, or holes reported by the server).
+    public var droppedFrames: Int64 { capture.droppedFrames.frames }
+
+    // MARK: Lifecycle
+
+    /// Ends capture: closes any recording (as `stopRecording()`), disconnects, and finishes the streams.
+    /// Idempotent; also called on deinit.
+    public func stop() {
+        let thread = lifecycle.withLock { lifecycle -> pthread_t? in
+            guard !lifecycle.stopped else { return nil }
+            lifecycle.stopped = true
+            defer { lifecycle.thread = nil }
+            return lifecycle.thread
+        }
+        guard let thread else { return }
+        _ = try? stopRecording()
+        capture.close()
+        delivery.control.withLock { $0.shuttingDown = true }
+        dataReady.post()
+        pthread_join(thread, nil)
+        connection.close()
+        delivery.levels.finish()
+        delivery.events.finish()
+    }
+
+    // MARK: The server
+
+    /// The capture sources of a server (nil: libpulse's usual lookup), monitors included.
+    public static func sources(server: String? = nil) throws(RecorderError) -> [SourceInfo] {
+        let connection = try PulseConnection(server: server, clientName: "recorder")
+        defer { connection.close() }
+        return connection.sources()
+    }
+}

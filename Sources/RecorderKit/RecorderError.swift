@@ -1,0 +1,48 @@
+// The one public error type of RecorderKit: a stable code plus a one-line message that says what to do.
+
+/// An error thrown or reported by RecorderKit.
+///
+/// `code` is stable and meant for programs (a CLI maps it to an exit status); `message` is one line
+/// for people: what failed, the server/source/path involved, the library's reason, and what to do.
+public struct RecorderError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure this is. New codes may be added; switch with a `default`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Kind: Hashable, Sendable {
+            case invalidFormat, serverUnreachable, sourceNotFound, streamFailed
+            case fileExists, cannotCreateFile, unsupportedFileType, writeFailed, invalidState
+        }
+        private let kind: Kind
+        private init(_ kind: Kind) { self.kind = kind }
+
+        /// Rate, channel count or buffer settings the recorder cannot use.
+        public static let invalidFormat = Code(.invalidFormat)
+        /// No PulseAudio (or pipewire-pulse) server answered at the address tried.
+        public static let serverUnreachable = Code(.serverUnreachable)
+        /// The server has no capture source of the requested name.
+        public static let sourceNotFound = Code(.sourceNotFound)
+        /// The record stream could not be created, or failed while capturing.
+        public static let streamFailed = Code(.streamFailed)
+        /// The output file exists and overwriting was not asked for.
+        public static let fileExists = Code(.fileExists)
+        /// The output file could not be created (missing directory, permission, a directory at the path...).
+        public static let cannotCreateFile = Code(.cannotCreateFile)
+        /// The file name's extension names no container RecorderKit writes.
+        public static let unsupportedFileType = Code(.unsupportedFileType)
+        /// Writing audio to the file failed (disk full, I/O error).
+        public static let writeFailed = Code(.writeFailed)
+        /// The call does not fit the recorder's state (already recording, already stopped).
+        public static let invalidState = Code(.invalidState)
+
+        public var description: String { "\(kind)" }
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

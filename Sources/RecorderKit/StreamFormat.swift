@@ -1,0 +1,47 @@
+// The capture format: rate and channel count, always signed 16-bit big-endian linear PCM.
+
+/// The format a `Recorder` captures and writes: linear PCM, signed 16-bit, big-endian, interleaved.
+///
+/// The server converts from whatever its source delivers; the default is the AudioQueue design's
+/// 44 100 Hz mono.
+public struct StreamFormat: Hashable, Sendable {
+    public let sampleRate: Int
+    public let channelCount: Int
+
+    /// Bytes in one sample of one channel.
+    public static let bytesPerSample = 2
+    /// The largest channel count PulseAudio streams carry (PA_CHANNELS_MAX).
+    public static let maxChannels = 32
+    /// The highest rate PulseAudio 16 accepts (PA_RATE_MAX).
+    public static let maxSampleRate = 384_000
+
+    /// 44 100 Hz, mono, signed 16-bit big-endian.
+    public static let `default` = StreamFormat(validSampleRate: 44_100, channelCount: 1)
+
+    /// Checks the values before anything connects.
+    /// - Throws: `RecorderError` with code `.invalidFormat` naming the bad value and the accepted range.
+    public init(sampleRate: Int = 44_100, channelCount: Int = 1) throws(RecorderError) {
+        guard (1...Self.maxSampleRate).contains(sampleRate) else {
+            throw RecorderError(.invalidFormat,
+                "invalid sample rate \(sampleRate) Hz: use a rate from 1 to \(Self.maxSampleRate) Hz, e.g. 44100 or 48000")
+        }
+        guard (1...Self.maxChannels).contains(channelCount) else {
+            throw RecorderError(.invalidFormat,
+                "invalid channel count \(channelCount): use 1 to \(Self.maxChannels) channels")
+        }
+        self.init(validSampleRate: sampleRate, channelCount: channelCount)
+    }
+
+    private init(validSampleRate: Int, channelCount: Int) {
+        self.sampleRate = validSampleRate
+        self.channelCount = channelCount
+    }
+
+    /// Bytes in one frame (one sample of every channel): also one AIFF packet.
+    public var bytesPerFrame: Int { channelCount * Self.bytesPerSample }
+
+    /// Frames in `milliseconds` of audio, rounded to the nearest frame (4 410 for 100 ms at 44.1 kHz).
+    public func frames(milliseconds: Int) -> Int {
+        (sampleRate * milliseconds + 500) / 1000
+    }
+}
