@@ -1,20 +1,14 @@
 // Embedding RecorderKit as the AudioQueue "AudioRecorder" seed did: record N seconds while printing levels.
 //
 //     swift run record-seconds take.aiff 3
-import Glibc
+import Foundation
 import RecorderKit
 
 let arguments = CommandLine.arguments
 let path = arguments.count > 1 ? arguments[1] : "take.aiff"
 let seconds = arguments.count > 2 ? Double(arguments[2]) ?? 3 : 3
 
-func decibels(_ value: Float) -> String {
-    let hundredths = Int((value * 100).rounded())
-    let sign = hundredths < 0 ? "-" : " "
-    let magnitude = abs(hundredths)
-    let text = "\(magnitude / 100).\(magnitude % 100 < 10 ? "0" : "")\(magnitude % 100)"
-    return sign + String(repeating: " ", count: max(0, 6 - text.count)) + text
-}
+func decibels(_ value: Float) -> String { String(format: "%6.2f", value) }
 
 func bar(_ average: Float, width: Int = 40) -> String {
     let filled = max(0, min(width, Int(((average + 60) / 60 * Float(width)).rounded())))
@@ -30,7 +24,7 @@ do {
     for await reading in readings {
         let start = started ?? reading.time
         started = start
-        print("t=\(decibels(Float(reading.time - start)).dropFirst()) s  peak \(decibels(recorder.getPeakPower())) dBFS"
+        print("t=\(String(format: "%5.2f", reading.time - start)) s  peak \(decibels(recorder.getPeakPower())) dBFS"
               + "  average \(decibels(recorder.getAveragePower())) dBFS  \(bar(recorder.getAveragePower()))")
         if reading.time - start >= seconds { break }
     }

@@ -135,8 +135,15 @@ public final class Recorder: @unchecked Sendable {
     /// - Throws: the recording's error if it ended by a failure (the file is still closed and valid).
     @discardableResult
     public func stopRecording() throws(RecorderError) -> RecordingSummary? {
+        try endRecording(evenIfStopped: false)
+    }
+
+    /// `stopRecording()`; `stop()` calls it with `evenIfStopped` after marking the recorder stopped,
+    /// before it closes the connection. Any other call after that must not touch libpulse.
+    private func endRecording(evenIfStopped: Bool) throws(RecorderError) -> RecordingSummary? {
         let waiter = Semaphore()
-        let recording = lifecycle.withLock { _ -> Bool in
+        let recording = lifecycle.withLock { lifecycle -> Bool in
+            if lifecycle.stopped && !evenIfStopped { return false }
             while true {
                 // Under the lock: take everything libpulse holds, hand on the partial buffer, cut there.
                 let outcome = connection.withLock { () -> Bool? in
@@ -242,7 +249,7 @@ public final class Recorder: @unchecked Sendable {
             return lifecycle.thread
         }
         guard let thread else { return }
-        _ = try? stopRecording()
+        _ = try? endRecording(evenIfStopped: true)
         capture.close()
         delivery.control.withLock { $0.shuttingDown = true }
         dataReady.post()

@@ -118,7 +118,10 @@ final class SoundFileWriter: @unchecked Sendable {
         let frames = bytes.count / (channelCount * 2)
         if writesRawBigEndian {
             let written = sf_write_raw(file, bytes.baseAddress, sf_count_t(bytes.count))
-            guard written == sf_count_t(bytes.count) else { throw writeError() }
+            guard written == sf_count_t(bytes.count) else {
+                framesWritten += Int64(max(0, written)) / Int64(channelCount * 2)  // what reached the disk
+                throw writeError()
+            }
         } else {
             var remaining = frames
             var offset = 0
@@ -132,7 +135,10 @@ final class SoundFileWriter: @unchecked Sendable {
                     }
                     return sf_writef_short(file, out.baseAddress, sf_count_t(chunk))
                 }
-                guard written == sf_count_t(chunk) else { throw writeError() }
+                guard written == sf_count_t(chunk) else {
+                    framesWritten += Int64(frames - remaining) + Int64(max(0, written))
+                    throw writeError()
+                }
                 remaining -= chunk
                 offset += samples * 2
             }

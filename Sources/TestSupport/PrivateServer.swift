@@ -1,0 +1,145 @@
+// A private PulseAudio server for tests: its own runtime directory and socket, stopped whatever happens.
+import Foundation
+
+/// A `pulseaudio` daemon that only the tests talk to, with known sinks and sources:
+/// - `rk_mono`: null sink, 1 ch s16le 44.1 kHz (its monitor `rk_mono.monitor` records what is played);
+/// - `rk_stereo`: null sink, 2 ch s16le 44.1 kHz;
+/// - `rk_sine`: a 1 kHz sine source at 44.1 kHz, amplitude 0.5 (peak −6.02 dBFS, RMS −9.03 dBFS),
+///   the server's default source.
+/// Null sinks use `norewinds=1` so a player connecting does not make the sink rewind what the monitor
+/// has not yet delivered. The daemon exits by itself 30 s after its last client leaves, so even a
+/// crashed test run leaves nothing behind for long.
+public final class PrivateServer: @unchecked Sendable {
+    // @unchecked Sendable: immutable after start; `stop()` is idempotent under `lock`.
+    public let directory: String
+    public let pid: pid_t
+    private let lock = NSLock()
+    private var stopped = false
+
+    /// libpulse address of the server, for `Recorder(server:)` and `PULSE_SERVER`.
+    public var address: String { "unix:\(directory)/native" }
+
+    public static let monoSink = "rk_mono"
+    public static let stereoSink = "rk_stereo"
+    public static let sineSource = "rk_sine"
+
+    public init() throws {
+        directory = try temporaryDirectory(prefix: "recorder-pulse")
+        let script = """
+            load-module module-native-protocol-unix socket=\(directory)/native auth-anonymous=1
+            load-module module-null-sink sink_name=\(Self.monoSink) rate=44100 channels=1 format=s16le norewinds=1
+            load-module module-null-sink sink_name=\(Self.stereoSink) rate=44100 channels=2 format=s16le norewinds=1
+            load-module module-sine-source source_name=\(Self.sineSource) rate=44100 frequency=1000
+            set-default-source \(Self.sineSource)
+            set-default-sink \(Self.monoSink)
+
+            """
+        try script.write(toFile: directory + "/server.pa", atomically: true, encoding: .utf8)
+        // --daemonize=yes returns once the daemon has finished starting: the socket is ready then.
+        let result = try runProcess("pulseaudio", [
+            "-n", "-F", directory + "/server.pa", "--daemonize=yes", "--exit-idle-time=30",
+            "--use-pid-file=yes", "--log-target=file:\(directory)/log",
+        ], environment: Self.environment(directory))
+        guard result.status == 0,
+              let text = try? String(contentsOfFile: directory + "/pid", encoding: .utf8),
+              let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            let log = (try? String(contentsOfFile: directory + "/log", encoding: .utf8)) ?? ""
+            throw TestFailure("pulseaudio did not start (status \(result.status)): \(result.stderr) \(log)")
+        }
+        self.pid = pid
+    }
+
+    private static func environment(_ directory: String) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PULSE_RUNTIME_PATH"] = directory
+        environment["PULSE_STATE_PATH"] = directory
+        environment["HOME"] = directory
+        environment["PULSE_SERVER"] = "unix:\(directory)/native"
+        return environment
+    }
+
+    /// The environment a client process needs to reach this server (PULSE_SERVER and friends).
+    public var clientEnvironment: [String: String] { Self.environment(directory) }
+
+    /// Runs a PulseAudio client tool (pactl, paplay, …) against this server.
+    @discardableResult
+    public func run(_ tool: String, _ arguments: [String]) throws -> ProcessResult {
+        let result = try runProcess(tool, arguments, environment: clientEnvironment)
+        guard result.status == 0 else {
+            throw TestFailure("\(tool) \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.stderr)")
+        }
+        return result
+    }
+
+    /// Plays a sound file into `sink` at 100 % volume and returns when it has been played.
+    public func play(_ path: String, sink: String = PrivateServer.monoSink) throws {
+        try run("paplay", ["--volume=65536", "-d", sink, path])
+    }
+
+    /// Stops the daemon and waits until it is gone, then removes its directory. Idempotent.
+    public func stop() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !stopped else { return }
+        stopped = true
+        kill(pid, SIGTERM)
+        // The daemon is not our child (it daemonized), so poll for its exit, bounded at ~5 s.
+        var polls = 0
+        while kill(pid, 0) == 0 && polls < 500 {
+            usleep(10_000)
+            polls += 1
+        }
+        if kill(pid, 0) == 0 { kill(pid, SIGKILL) }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    deinit { stop() }
+}
+
+/// Starts a private server, runs `body`, and stops the server whatever happens.
+public func withPrivateServer<T>(_ body: (PrivateServer) async throws -> T) async throws -> T {
+    let server = try PrivateServer()
+    defer { server.stop() }
+    return try await body(server)
+}
+
+/// A failure of the test harness itself, with its explanation.
+public struct TestFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+public struct ProcessResult: Sendable {
+    public let status: Int32
+    public let stdout: String
+    public let stderr: String
+}
+
+/// Runs a program found on PATH and collects its exit status and output.
+public func runProcess(_ program: String, _ arguments: [String],
+                       environment: [String: String]? = nil) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [program] + arguments
+    if let environment { process.environment = environment }
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // Read both pipes to the end before waiting, so a chatty child cannot block on a full pipe.
+    let group = DispatchGroup()
+    nonisolated(unsafe) var errData = Data()
+    group.enter()
+    DispatchQueue.global().async {
+        errData = err.fileHandleForReading.readDataToEndOfFile()
+        group.leave()
+    }
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    return ProcessResult(status: process.terminationStatus,
+                         stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errData, as: UTF8.self))
+}

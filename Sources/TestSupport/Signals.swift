@@ -1,0 +1,97 @@
+// Known test signals, and sound-file reading and writing through libsndfile.
+import CSndFile
+import Foundation
+
+/// Deterministic white noise over the whole 16-bit range (xorshift64*), the same for the same seed.
+public func noiseSamples(count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> [Int16] {
+    var state = seed
+    return (0..<count).map { _ in
+        state ^= state >> 12
+        state ^= state << 25
+        state ^= state >> 27
+        return Int16(truncatingIfNeeded: (state &* 0x2545_F491_4F6C_DD1D) >> 48)
+    }
+}
+
+/// A sine per channel, interleaved: `amplitudes[c]` is channel c's peak as a fraction of 32 768.
+public func sineSamples(frames: Int, frequency: Double, sampleRate: Double = 44_100,
+                        amplitudes: [Double]) -> [Int16] {
+    var samples = [Int16]()
+    samples.reserveCapacity(frames * amplitudes.count)
+    for frame in 0..<frames {
+        let phase = sin(2 * Double.pi * frequency * Double(frame) / sampleRate)
+        for amplitude in amplitudes {
+            samples.append(Int16(clamping: Int((phase * amplitude * 32_768).rounded())))
+        }
+    }
+    return samples
+}
+
+/// Writes interleaved samples as a 16-bit WAV file.
+public func writeWAV(_ path: String, samples: [Int16], channels: Int, sampleRate: Int = 44_100) throws {
+    var info = SF_INFO(frames: 0, samplerate: Int32(sampleRate), channels: Int32(channels),
+                       format: Int32(SF_FORMAT_WAV) | Int32(SF_FORMAT_PCM_16), sections: 0, seekable: 0)
+    guard let file = sf_open(path, Int32(SFM_WRITE), &info) else {
+        throw TestFailure("cannot write \(path): \(String(cString: sf_strerror(nil)))")
+    }
+    defer { sf_close(file) }
+    let frames = samples.count / channels
+    let written = samples.withUnsafeBufferPointer { sf_writef_short(file, $0.baseAddress, sf_count_t(frames)) }
+    guard written == frames else { throw TestFailure("short write to \(path)") }
+}
+
+/// A sound file as libsndfile reads it.
+public struct SoundFileContents {
+    /// SF_FORMAT_* container | subtype | endianness, as libsndfile reports it.
+    public let format: Int32
+    public let sampleRate: Int
+    public let channels: Int
+    public let frames: Int
+    /// Interleaved host-order samples.
+    public let samples: [Int16]
+
+    public var container: Int32 { format & Int32(SF_FORMAT_TYPEMASK) }
+    public var subtype: Int32 { format & Int32(SF_FORMAT_SUBMASK) }
+
+    /// One channel's samples.
+    public func channel(_ index: Int) -> [Int16] {
+        stride(from: index, to: samples.count, by: channels).map { samples[$0] }
+    }
+}
+
+public func readSoundFile(_ path: String) throws -> SoundFileContents {
+    var info = SF_INFO()
+    guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+        throw TestFailure("libsndfile cannot open \(path): \(String(cString: sf_strerror(nil)))")
+    }
+    defer { sf_close(file) }
+    var samples = [Int16](repeating: 0, count: Int(info.frames) * Int(info.channels))
+    let read = samples.withUnsafeMutableBufferPointer { sf_readf_short(file, $0.baseAddress, info.frames) }
+    guard read == info.frames else { throw TestFailure("short read from \(path)") }
+    return SoundFileContents(format: info.format, sampleRate: Int(info.samplerate), channels: Int(info.channels),
+                             frames: Int(info.frames), samples: samples)
+}
+
+/// Where `needle` first stands contiguously in `haystack`, or nil.
+public func firstIndex(of needle: [Int16], in haystack: [Int16]) -> Int? {
+    guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
+    for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+        if haystack[start..<(start + needle.count)].elementsEqual(needle) { return start }
+    }
+    return nil
+}
+
+/// A fresh temporary directory for one test's files.
+public func temporaryDirectory(prefix: String = "recorder-test") throws -> String {
+    var bytes = Array((NSTemporaryDirectory() + prefix + "-XXXXXX").utf8CString)
+    let path = bytes.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!).map { String(cString: $0) } }
+    guard let path else { throw TestFailure("mkdtemp failed: \(String(cString: strerror(errno)))") }
+    return path
+}
+
+/// The first 12 bytes of a file: `FORM`, size, form type (`AIFF` for classic AIFF, `AIFC` for AIFF-C).
+public func fileHeader(_ path: String) throws -> [UInt8] {
+    let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+    defer { try? handle.close() }
+    return Array(try handle.read(upToCount: 12) ?? Data())
+}

@@ -1,0 +1,135 @@
+// Every RecorderKit error: its code, and a message that names what failed and what to do.
+import Foundation
+import RecorderKit
+import Testing
+import TestSupport
+
+/// Runs `body`, expecting a RecorderError of `code`; returns it for message checks.
+func expectError(_ code: RecorderError.Code, _ body: () throws -> Void,
+                 sourceLocation: SourceLocation = #_sourceLocation) -> RecorderError? {
+    do {
+        try body()
+        Issue.record("expected a \(code) error, got none", sourceLocation: sourceLocation)
+    } catch let error as RecorderError {
+        #expect(error.code == code, "\(error.message)", sourceLocation: sourceLocation)
+        #expect(!error.message.contains("\n"), sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected a RecorderError, got \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct ErrorTests {
+    @Test func noServerAtAUnixPathNamesTheAddressAndWhatToDo() throws {
+        let error = expectError(.serverUnreachable) { _ = try Recorder(server: "unix:/nonexistent/recorder/native") }
+        #expect(error?.message.contains("unix:/nonexistent/recorder/native") == true)
+        #expect(error?.message.contains("start PulseAudio") == true)
+    }
+
+    @Test func noServerOnATCPPortSaysConnectionRefused() throws {
+        let error = expectError(.serverUnreachable) { _ = try Recorder(server: "tcp:127.0.0.1:1") }
+        #expect(error?.message.contains("tcp:127.0.0.1:1") == true)
+        #expect(error?.message.contains("Connection refused") == true)
+    }
+
+    @Test func anUnknownSourceIsNamedAndTheAvailableOnesListed() async throws {
+        try await withPrivateServer { server in
+            let error = expectError(.sourceNotFound) { _ = try Recorder(source: "no-such-mic", server: server.address) }
+            #expect(error?.message.contains("'no-such-mic'") == true)
+            #expect(error?.message.contains(PrivateServer.sineSource) == true)
+            #expect(error?.message.contains(PrivateServer.monoSink + ".monitor") == true)
+        }
+    }
+
+    @Test func badBufferSettingsThrowBeforeConnecting() throws {
+        let count = expectError(.invalidFormat) { _ = try Recorder(server: "unix:/nonexistent", bufferCount: 1) }
+        #expect(count?.message.contains("buffer count 1") == true)
+        let duration = expectError(.invalidFormat) { _ = try Recorder(server: "unix:/nonexistent", bufferDuration: 5) }
+        #expect(duration?.message.contains("5 ms") == true)
+    }
+
+    @Test func fileErrorsNameThePathAndLeaveExistingFilesUntouched() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let recorder = try Recorder(source: PrivateServer.sineSource, server: server.address)
+            defer { recorder.stop() }
+
+            let existing = directory + "/keep.aiff"
+            try Data("precious".utf8).write(to: URL(fileURLWithPath: existing))
+            let exists = expectError(.fileExists) { try recorder.record(to: existing) }
+            #expect(exists?.message.contains(existing) == true)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: existing)) == Data("precious".utf8))
+
+            let missing = directory + "/no/such/dir/take.aiff"
+            let noDirectory = expectError(.cannotCreateFile) { try recorder.record(to: missing) }
+            #expect(noDirectory?.message.contains(missing) == true)
+            #expect(noDirectory?.message.contains("No such file or directory") == true)
+
+            let folder = directory + "/folder.aiff"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            let isDirectory = expectError(.cannotCreateFile) { try recorder.record(to: folder, overwrite: true) }
+            #expect(isDirectory?.message.contains("is a directory") == true)
+
+            let link = directory + "/link.aiff"
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: existing)
+            let symlink = expectError(.cannotCreateFile) { try recorder.record(to: link, overwrite: true) }
+            #expect(symlink?.message.contains("symbolic link") == true)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: existing)) == Data("precious".utf8))
+
+            let mp3 = expectError(.unsupportedFileType) { try recorder.record(to: directory + "/take.mp3") }
+            #expect(mp3?.message.contains(".aiff") == true)
+            #expect(!FileManager.default.fileExists(atPath: directory + "/take.mp3"))
+            #expect(!recorder.isRecording)
+
+            // Explicit overwrite replaces the file (AudioFile's EraseFile).
+            try recorder.record(to: existing, overwrite: true, frameLimit: 4_410)
+            let summary = try #require(try recorder.waitForRecording())
+            #expect(summary.frameCount == 4_410)
+            #expect(try readSoundFile(existing).frames == 4_410)
+        }
+    }
+
+    @Test func aFullDiskEndsTheRecordingWithThePathTheReasonAndAValidFile() async throws {
+        let mountPoint = try temporaryDirectory(prefix: "recorder-tiny")
+        // A 64 KiB tmpfs: about 0.7 s of 44.1 kHz mono. Needs root (CI runs as root).
+        let mount = try runProcess("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint])
+        guard mount.status == 0 else {
+            Issue.record("cannot mount a tmpfs here (\(mount.stderr)); run the tests as root to check disk-full handling")
+            return
+        }
+        defer { _ = try? runProcess("umount", [mountPoint]) }
+        try await withPrivateServer { server in
+            let recorder = try Recorder(source: PrivateServer.sineSource, server: server.address)
+            defer { recorder.stop() }
+            let path = mountPoint + "/take.aiff"
+            try recorder.record(to: path, duration: 5)
+            let error = expectError(.writeFailed) { _ = try recorder.waitForRecording() }
+            #expect(error?.message.contains(path) == true)
+            #expect(error?.message.contains("No space left on device") == true, "\(error?.message ?? "")")
+            let summary = try #require(recorder.lastRecording)
+            #expect(summary.error == error)
+            #expect(summary.frameCount > 0)
+            // Everything written before the failure is readable, with a header that says so.
+            let file = try readSoundFile(path)
+            #expect(Int64(file.frames) == summary.frameCount)
+        }
+    }
+
+    @Test func callsOutOfOrderAreInvalidState() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let recorder = try Recorder(source: PrivateServer.sineSource, server: server.address)
+            try recorder.record(to: directory + "/a.aiff")
+            let twice = expectError(.invalidState) { try recorder.record(to: directory + "/b.aiff") }
+            #expect(twice?.message.contains("already recording to '\(directory)/a.aiff'") == true)
+            recorder.stop()
+            #expect(!recorder.isRecording)
+            #expect(try readSoundFile(directory + "/a.aiff").channels == 1)
+            let stopped = expectError(.invalidState) { try recorder.record(to: directory + "/c.aiff") }
+            #expect(stopped?.message.contains("stopped") == true)
+            #expect(try recorder.stopRecording() == nil)
+        }
+    }
+}

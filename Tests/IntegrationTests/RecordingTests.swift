@@ -1,0 +1,248 @@
+// Recording through a real private PulseAudio server: known signals in, exact checks out.
+import CSndFile
+import Foundation
+import Synchronization
+import RecorderKit
+import Testing
+import TestSupport
+
+/// Waits for the first level reading that satisfies `condition` (the suite's time limit bounds it).
+func firstReading(_ readings: AsyncStream<LevelReading>,
+                  where condition: (LevelReading) -> Bool) async throws -> LevelReading {
+    for await reading in readings where condition(reading) { return reading }
+    throw TestFailure("the level stream ended before the awaited reading")
+}
+
+/// Waits for a reading that ends at or after `frame`.
+func readingThrough(_ frame: Int64, _ readings: AsyncStream<LevelReading>) async throws -> LevelReading {
+    try await firstReading(readings) { $0.endFrame >= frame }
+}
+
+/// Waits until `readings` has shown signal and then a whole buffer of digital silence after it.
+func signalThenSilence(_ readings: AsyncStream<LevelReading>) async throws {
+    var sawSignal = false
+    _ = try await firstReading(readings) { reading in
+        let silent = reading.channels.allSatisfy { $0.peakPower == LevelMeterState.silence }
+        if !silent { sawSignal = true }
+        return sawSignal && silent
+    }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct RecordingTests {
+    @Test func twoSecondsOfTheSineSourceHaveTheRightFormatLengthFrequencyAndLevels() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let path = directory + "/sine.aiff"
+            let recorder = try Recorder(source: PrivateServer.sineSource, server: server.address)
+            defer { recorder.stop() }
+            #expect(recorder.sourceName == PrivateServer.sineSource)
+            #expect(recorder.bufferFrameCapacity == 4_410)
+            // The sine source delivers 2 s blocks, so a wall-clock stop would land anywhere in one:
+            // the exact-duration API cuts at 88 200 frames however the server delivers them.
+            try recorder.record(to: path, duration: 2)
+            #expect(recorder.isRecording)
+            let summary = try #require(try recorder.waitForRecording())
+            #expect(!recorder.isRecording)
+            #expect(summary.path == path && summary.fileType == .aiff && summary.error == nil)
+            #expect(summary.frameCount == 88_200)
+            #expect(summary.droppedFrames == 0 && recorder.droppedFrames == 0)
+
+            // Classic AIFF, big-endian 16-bit, as libsndfile and sox read it.
+            #expect(Array(try fileHeader(path)[8..<12]) == Array("AIFF".utf8))
+            let file = try readSoundFile(path)
+            #expect(file.container == Int32(SF_FORMAT_AIFF) && file.subtype == Int32(SF_FORMAT_PCM_16))
+            #expect(file.sampleRate == 44_100 && file.channels == 1)
+            #expect(Int64(file.frames) == summary.frameCount)
+            let type = try runProcess("soxi", ["-t", path]).stdout
+            let samples = try runProcess("soxi", ["-s", path]).stdout
+            let encoding = try runProcess("soxi", ["-e", path]).stdout
+            let bits = try runProcess("soxi", ["-b", path]).stdout
+            #expect(type.trimmingCharacters(in: .whitespacesAndNewlines) == "aiff")
+            #expect(Int(samples.trimmingCharacters(in: .whitespacesAndNewlines)) == file.frames)
+            #expect(encoding.contains("Signed Integer PCM"))
+            #expect(bits.trimmingCharacters(in: .whitespacesAndNewlines) == "16")
+
+            // Content: 1 kHz (rising zero crossings per second) at amplitude 0.5.
+            let rising = zip(file.samples, file.samples.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count
+            let frequency = Double(rising) * 44_100 / Double(file.frames)
+            #expect(abs(frequency - 1_000) < 2, "frequency \(frequency)")
+            let peak = file.samples.map { abs(Int($0)) }.max() ?? 0
+            #expect(abs(peak - 16_384) <= 2, "peak \(peak)")
+
+            // Meters within 0.1 dB of theory: −6.02 dBFS peak, −9.03 dBFS RMS.
+            #expect(abs(recorder.getPeakPower() - (-6.0206)) < 0.1)
+            #expect(abs(recorder.getAveragePower() - (-9.0309)) < 0.1)
+            #expect(abs(recorder.getPeakPower(channel: 0) - recorder.getPeakPower()) == 0)
+            #expect(recorder.currentLevelMeterStates.count == 1)
+            #expect(recorder.getPeakPower(channel: 5) == -160)
+        }
+    }
+
+    @Test func metersMatchSoxStatsOnTheWholeFile() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/sine.aiff"
+            let recorder = try Recorder(source: PrivateServer.sineSource, server: server.address)
+            defer { recorder.stop() }
+            let readings = recorder.levelReadings()
+            try recorder.record(to: path, duration: 0.5)
+            _ = try await readingThrough(recorder.capturedFrames + 22_050, readings)
+            let summary = try #require(try recorder.waitForRecording() ?? recorder.lastRecording)
+            #expect(summary.frameCount == 22_050)
+            let file = try readSoundFile(path)
+            let bytes = file.samples.flatMap { [UInt8(truncatingIfNeeded: UInt16(bitPattern: $0) >> 8),
+                                                UInt8(truncatingIfNeeded: $0)] }
+            let ours = LevelMeter.measure(bigEndianS16: bytes, channelCount: 1)[0]
+            let stats = try runProcess("sox", [path, "-n", "stats"]).stderr
+            func value(_ label: String) -> Float? {
+                stats.split(separator: "\n").first { $0.hasPrefix(label) }
+                    .flatMap { Float($0.split(separator: " ").last ?? "") }
+            }
+            let soxPeak = try #require(value("Pk lev dB"))
+            let soxRMS = try #require(value("RMS lev dB"))
+            #expect(abs(ours.peakPower - soxPeak) < 0.01, "ours \(ours.peakPower) sox \(soxPeak)")
+            #expect(abs(ours.averagePower - soxRMS) < 0.01, "ours \(ours.averagePower) sox \(soxRMS)")
+        }
+    }
+
+    @Test func aKnownNoiseFileAppearsBitExactAndContiguousInTheRecording() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let noise = noiseSamples(count: 88_200)
+            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+            let recorder = try Recorder(source: PrivateServer.monoSink + ".monitor", server: server.address)
+            defer { recorder.stop() }
+            let readings = recorder.levelReadings()
+            try recorder.record(to: directory + "/take.aiff")
+            try server.play(directory + "/noise.wav")
+            try await signalThenSilence(readings)
+            let summary = try #require(try recorder.stopRecording())
+            #expect(summary.droppedFrames == 0)
+            let take = try readSoundFile(directory + "/take.aiff")
+            let start = try #require(firstIndex(of: Array(noise.prefix(64)), in: take.samples))
+            #expect(take.samples.count >= start + noise.count)
+            #expect(Array(take.samples[start..<min(take.samples.count, start + noise.count)]) == noise)
+        }
+    }
+
+    @Test func stopRecordingThenRecordAgainLosesNoFrameBetweenTheTwoFiles() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let noise = noiseSamples(count: 132_300, seed: 42)
+            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+            let recorder = try Recorder(source: PrivateServer.monoSink + ".monitor", server: server.address)
+            defer { recorder.stop() }
+            let readings = recorder.levelReadings()
+            try recorder.record(to: directory + "/first.aiff")
+            let player = Task.detached { try server.play(directory + "/noise.wav") }
+            // Switch files while the noise plays: once a second of signal has gone by.
+            var signalFrames: Int64 = 0
+            _ = try await firstReading(readings) { reading in
+                if reading.channels[0].peakPower > -60 { signalFrames += Int64(reading.frameCount) }
+                return signalFrames >= 44_100
+            }
+            let first = try #require(try recorder.stopRecording())
+            try recorder.record(to: directory + "/second.aiff")
+            try await player.value
+            try await signalThenSilence(readings)
+            let second = try #require(try recorder.stopRecording())
+
+            #expect(second.startFrame == first.startFrame + first.frameCount)
+            let joined = try readSoundFile(directory + "/first.aiff").samples
+                + readSoundFile(directory + "/second.aiff").samples
+            let start = try #require(firstIndex(of: Array(noise.prefix(64)), in: joined))
+            #expect(Array(joined[start..<min(joined.count, start + noise.count)]) == noise)
+        }
+    }
+
+    @Test func meteringWithoutAFileAndAnExactDuration() async throws {
+        try await withPrivateServer { server in
+            let recorder = try Recorder(source: PrivateServer.sineSource, server: server.address)
+            defer { recorder.stop() }
+            let readings = recorder.levelReadings()
+            let reading = try await firstReading(readings) { $0.channels[0].peakPower > -160 }
+            #expect(!recorder.isRecording)
+            #expect(abs(reading.channels[0].peakPower - (-6.0206)) < 0.1)
+            #expect(abs(reading.channels[0].averagePower - (-9.0309)) < 0.1)
+            #expect(reading.frameCount == 4_410)
+            #expect(abs(reading.time - Double(reading.endFrame) / 44_100) < 1e-9)
+
+            let path = try temporaryDirectory() + "/exact.wav"
+            try recorder.record(to: path, duration: 1.25)
+            let summary = try #require(try recorder.waitForRecording())
+            #expect(summary.frameCount == 55_125)
+            let file = try readSoundFile(path)
+            #expect(file.frames == 55_125 && file.container == Int32(SF_FORMAT_WAV))
+            #expect(abs((file.samples.map { abs(Int($0)) }.max() ?? 0) - 16_384) <= 2)
+        }
+    }
+
+    @Test func twoChannelsAreMeteredPerChannel() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let tone = sineSamples(frames: 66_150, frequency: 1_000, amplitudes: [0.5, 0.125])
+            try writeWAV(directory + "/stereo.wav", samples: tone, channels: 2)
+            let format = try StreamFormat(sampleRate: 44_100, channelCount: 2)
+            let recorder = try Recorder(format: format, source: PrivateServer.stereoSink + ".monitor",
+                                        server: server.address)
+            defer { recorder.stop() }
+            let readings = recorder.levelReadings()
+            let player = Task.detached { try server.play(directory + "/stereo.wav", sink: PrivateServer.stereoSink) }
+            // A buffer wholly inside the tone: both channels steady at their level.
+            var steady = 0
+            let reading = try await firstReading(readings) { reading in
+                steady = abs(reading.channels[0].averagePower - (-9.03)) < 0.2 ? steady + 1 : 0
+                return steady == 3
+            }
+            try await player.value
+            #expect(reading.channels.count == 2)
+            #expect(abs(reading.channels[0].peakPower - (-6.0206)) < 0.1)
+            #expect(abs(reading.channels[0].averagePower - (-9.0309)) < 0.1)
+            #expect(abs(reading.channels[1].peakPower - (-18.0618)) < 0.1)
+            #expect(abs(reading.channels[1].averagePower - (-21.0721)) < 0.1)
+        }
+    }
+
+    @Test func anInputHandlerSeesEveryBufferInOrder() async throws {
+        try await withPrivateServer { server in
+            let recorder = try Recorder(source: PrivateServer.sineSource, server: server.address)
+            defer { recorder.stop() }
+            let seen = Mutex<[(Int64, Int)]>([])
+            recorder.setInputHandler { buffer in
+                _ = buffer.sample(frame: buffer.frameCount - 1, channel: 0)
+                seen.withLock { $0.append((buffer.startFrame, buffer.frameCount)) }
+            }
+            let readings = recorder.levelReadings()
+            _ = try await readingThrough(recorder.capturedFrames + 44_100, readings)
+            recorder.setInputHandler(nil)
+            let buffers = seen.withLock { $0 }
+            #expect(buffers.count >= 10)
+            for (previous, next) in zip(buffers, buffers.dropFirst()) {
+                #expect(next.0 == previous.0 + Int64(previous.1))
+            }
+        }
+    }
+
+    @Test func defaultSourceAndPulseServerFromTheEnvironmentThroughTheExample() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/example.aiff"
+            let example = try builtProduct("record-seconds")
+            let result = try runProcess(example, [path, "0.5"], environment: server.clientEnvironment)
+            #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+            #expect(result.stdout.contains("from \(PrivateServer.sineSource) into \(path)"))
+            #expect(result.stdout.contains("peak  -6.02 dBFS  average  -9.03 dBFS"), "\(result.stdout)")
+            let file = try readSoundFile(path)
+            #expect(file.frames >= 22_050)
+        }
+    }
+}
+
+/// The path of an executable built with the package (the tests run from the same build directory).
+func builtProduct(_ name: String) throws -> String {
+    let bundle = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name).path
+    if FileManager.default.isExecutableFile(atPath: bundle) { return bundle }
+    let fromTests = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).deletingLastPathComponent()
+        .appendingPathComponent(name).path }
+    if let fromTests, FileManager.default.isExecutableFile(atPath: fromTests) { return fromTests }
+    throw TestFailure("\(name) is not built next to the tests; run `swift build` first")
+}
