@@ -18,17 +18,17 @@ func bar(_ average: Float, width: Int = 40) -> String {
 do {
     let recorder = try Recorder()
     let readings = recorder.levelReadings()
-    try recorder.record(to: path)
+    try recorder.record(to: path, duration: seconds)
     print("recording \(seconds) s from \(recorder.sourceName) into \(path)")
-    var started: Double?
+    let start = recorder.capturedFrames
     for await reading in readings {
-        let start = started ?? reading.time
-        started = start
-        print("t=\(String(format: "%5.2f", reading.time - start)) s  peak \(decibels(recorder.getPeakPower())) dBFS"
+        let elapsed = Double(max(0, reading.endFrame - start)) / Double(recorder.format.sampleRate)
+        print("t=\(String(format: "%5.2f", elapsed)) s  peak \(decibels(recorder.getPeakPower())) dBFS"
               + "  average \(decibels(recorder.getAveragePower())) dBFS  \(bar(recorder.getAveragePower()))")
-        if reading.time - start >= seconds { break }
+        if !recorder.isRecording { break }
     }
-    if let summary = try recorder.stopRecording() {
+    let summary = try recorder.waitForRecording() ?? recorder.lastRecording
+    if let summary {
         print("wrote \(summary.frameCount) frames to \(summary.path), \(summary.droppedFrames) dropped")
     }
     recorder.stop()

@@ -237,6 +237,27 @@ struct RecordingTests {
     }
 }
 
+@Suite(.timeLimit(.minutes(5)))
+struct EmbeddingTests {
+    @Test func aSeparatePackageDependingOnThisOneByPathRecordsWithTheSeedNames() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let package = root.appendingPathComponent("Examples/ExternalPackage").path
+        let build = try runProcess("swift", ["build", "--package-path", package])
+        #expect(build.status == 0, "\(build.stdout) \(build.stderr)")
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/take.aiff"
+            let result = try runProcess(package + "/.build/debug/take", [path], environment: server.clientEnvironment)
+            #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+            #expect(result.stdout.contains("peak -6.02"), "\(result.stdout)")
+            #expect(result.stdout.contains("average -9.03"), "\(result.stdout)")
+            let file = try readSoundFile(path)
+            #expect(result.stdout.contains("wrote \(file.frames) frames to \(path)"))
+            #expect(file.frames > 0)
+        }
+    }
+}
+
 /// The path of an executable built with the package (the tests run from the same build directory).
 func builtProduct(_ name: String) throws -> String {
     let bundle = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name).path
