@@ -177,6 +177,33 @@ struct RecordingTests {
         }
     }
 
+    @Test(arguments: [FileType.wav, .caf, .flac])
+    func otherContainersHoldTheSineInTheirOwnByteOrder(type: FileType) async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/take." + type.rawValue
+            let recorder = try Recorder(source: PrivateServer.sineSource, server: server.address)
+            defer { recorder.stop() }
+            try recorder.record(to: path, frameLimit: 8_820)
+            let summary = try #require(try recorder.waitForRecording())
+            #expect(summary.fileType == type && summary.frameCount == 8_820)
+            let file = try readSoundFile(path)
+            let container: Int
+            switch type {
+            case .wav: container = SF_FORMAT_WAV
+            case .caf: container = SF_FORMAT_CAF
+            case .flac: container = SF_FORMAT_FLAC
+            case .aiff: container = SF_FORMAT_AIFF
+            }
+            #expect(file.container == Int32(container) && file.subtype == Int32(SF_FORMAT_PCM_16))
+            #expect(file.frames == 8_820)
+            // A wrong byte order would turn the sine into noise: peak and RMS pin it down.
+            #expect(abs((file.samples.map { abs(Int($0)) }.max() ?? 0) - 16_384) <= 2)
+            let bytes = file.samples.flatMap { [UInt8(truncatingIfNeeded: UInt16(bitPattern: $0) >> 8),
+                                                UInt8(truncatingIfNeeded: $0)] }
+            #expect(abs(LevelMeter.measure(bigEndianS16: bytes, channelCount: 1)[0].averagePower - (-9.0309)) < 0.05)
+        }
+    }
+
     @Test func twoChannelsAreMeteredPerChannel() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
@@ -227,7 +254,10 @@ struct RecordingTests {
         try await withPrivateServer { server in
             let path = try temporaryDirectory() + "/example.aiff"
             let example = try builtProduct("record-seconds")
-            let result = try runProcess(example, [path, "0.5"], environment: server.clientEnvironment)
+            // Only PULSE_SERVER points at the private server: libpulse's lookup must honour it.
+            var environment = ProcessInfo.processInfo.environment
+            environment["PULSE_SERVER"] = server.address
+            let result = try runProcess(example, [path, "0.5"], environment: environment)
             #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
             #expect(result.stdout.contains("from \(PrivateServer.sineSource) into \(path)"))
             #expect(result.stdout.contains("peak  -6.02 dBFS  average  -9.03 dBFS"), "\(result.stdout)")
