@@ -5,6 +5,10 @@ let package = Package(
     name: "recorder",
     products: [
         .library(name: "RecorderKit", targets: ["RecorderKit"]),
+        .executable(name: "recorder", targets: ["recorder"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .systemLibrary(
@@ -20,6 +24,10 @@ let package = Package(
         .target(
             name: "RecorderKit",
             dependencies: ["CPulse", "CSndFile"]
+        ),
+        .executableTarget(
+            name: "recorder",
+            dependencies: ["RecorderKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(
             name: "record-seconds",

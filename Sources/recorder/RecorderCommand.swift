@@ -1,0 +1,84 @@
+// The `recorder` command: record, meter and list sources (swift-argument-parser), with sysexits codes.
+import ArgumentParser
+import Foundation
+import RecorderKit
+
+@main
+struct RecorderCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recorder",
+        abstract: "Record audio from PulseAudio or PipeWire into AIFF (or WAV, CAF, FLAC), with dBFS meters.",
+        discussion: """
+            Exit status: 0 success; 64 usage error; 69 server or source unavailable; \
+            73 cannot create the output file; 74 I/O error while recording (the file is still \
+            finalized); 1 anything else.
+            """,
+        version: "0.1.0",
+        subcommands: [Record.self, Sources.self])
+}
+
+/// sysexits-style exit statuses.
+enum ExitStatus {
+    static let usage: Int32 = 64
+    static let unavailable: Int32 = 69
+    static let cannotCreate: Int32 = 73
+    static let ioError: Int32 = 74
+    static let other: Int32 = 1
+
+    static func status(for error: RecorderError) -> Int32 {
+        switch error.code {
+        case .invalidFormat, .unsupportedFileType: return usage
+        case .serverUnreachable, .sourceNotFound: return unavailable
+        case .fileExists, .cannotCreateFile: return cannotCreate
+        case .writeFailed, .streamFailed: return ioError
+        default: return other
+        }
+    }
+}
+
+/// Prints `recorder: MESSAGE` on stderr and exits with the error's status.
+func fail(_ error: RecorderError, hint: String? = nil) -> ExitCode {
+    FileHandle.standardError.write(Data("recorder: \(error.message)\(hint.map { " (\($0))" } ?? "")\n".utf8))
+    return ExitCode(ExitStatus.status(for: error))
+}
+
+struct ServerOptions: ParsableArguments {
+    @Option(help: "Capture source name (default: the server's default source; see `recorder sources`).")
+    var source: String?
+
+    @Option(help: "Server address, e.g. unix:/run/user/1000/pulse/native (default: PULSE_SERVER or the usual lookup).")
+    var server: String?
+}
+
+struct Sources: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the server's capture sources.")
+
+    @Option(help: "Server address (default: PULSE_SERVER or the usual lookup).")
+    var server: String?
+
+    @Flag(help: "One JSON object per source, one per line.")
+    var json = false
+
+    func run() throws {
+        let sources: [SourceInfo]
+        do {
+            sources = try Recorder.sources(server: server)
+        } catch {
+            throw fail(error)
+        }
+        for source in sources {
+            if json {
+                let object: [String: Any] = [
+                    "name": source.name, "description": source.description, "sample_format": source.sampleFormat,
+                    "sample_rate": source.sampleRate, "channels": source.channelCount,
+                    "default": source.isDefault, "monitor": source.isMonitor,
+                ]
+                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+                print(String(decoding: data, as: UTF8.self))
+            } else {
+                let marks = (source.isDefault ? "*" : " ") + (source.isMonitor ? "m" : " ")
+                print("\(marks) \(source.name)\t\(source.sampleFormat) \(source.channelCount)ch \(source.sampleRate)Hz\t\(source.description)")
+            }
+        }
+    }
+}
