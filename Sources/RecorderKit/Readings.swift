@@ -85,8 +85,6 @@ final class Broadcaster<Value: Sendable>: Sendable {
         return stream
     }
 
-    var hasListeners: Bool { state.withLock { !$0.continuations.isEmpty } }
-
     func yield(_ value: Value) {
         let targets = state.withLock { Array($0.continuations.values) }
         for continuation in targets { continuation.yield(value) }
