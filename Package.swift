@@ -47,6 +47,10 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: ["RecorderKit", "TestSupport", "CSndFile"]
         ),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["recorder", "RecorderKit", "TestSupport", "CSndFile"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -11,10 +11,13 @@ final class FileSession: @unchecked Sendable {
     /// Recorder frame position of the file's first frame.
     let startFrame: Int64
     var droppedFrames: Int64 = 0
+    /// Levels over exactly the frames written.
+    var totals: LevelTotals
 
-    init(writer: SoundFileWriter, startFrame: Int64) {
+    init(writer: SoundFileWriter, startFrame: Int64, channelCount: Int) {
         self.writer = writer
         self.startFrame = startFrame
+        totals = LevelTotals(channelCount: channelCount)
     }
 }
 
@@ -145,6 +148,7 @@ final class Delivery: Sendable {
                     Int(from - startFrame) * format.bytesPerFrame ..< Int(to - startFrame) * format.bytesPerFrame])
                 do {
                     try session.writer.write(bigEndianS16: slice)
+                    session.totals.add(bigEndianS16: slice)
                 } catch {
                     finish(&state, error: error)
                 }
@@ -161,7 +165,8 @@ final class Delivery: Sendable {
         session.writer.close()
         let summary = RecordingSummary(path: session.writer.path, fileType: session.writer.fileType,
                                        startFrame: session.startFrame, frameCount: session.writer.framesWritten,
-                                       droppedFrames: session.droppedFrames, error: error)
+                                       droppedFrames: session.droppedFrames, levels: session.totals.levels,
+                                       clippedSamples: session.totals.clippedSamples, error: error)
         let waiters = control.withLock { control -> [Semaphore] in
             control.recordingPath = nil
             control.endFrame = nil

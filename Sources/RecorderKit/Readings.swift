@@ -41,6 +41,10 @@ public struct RecordingSummary: Sendable, Hashable {
     public let frameCount: Int64
     /// Frames inside the file that were lost in capture and written as silence to keep time.
     public let droppedFrames: Int64
+    /// Per channel over the whole file: sample peak and RMS in dBFS (same definition as the meters).
+    public let levels: [LevelMeterState]
+    /// Per channel: samples at full scale (|s| ≥ 32 767) in the file.
+    public let clippedSamples: [Int64]
     /// Set when the recording ended because of a failure (write error, capture lost); the file holds
     /// everything written before it and is closed with a valid header.
     public let error: RecorderError?

@@ -90,11 +90,14 @@ public final class Recorder: @unchecked Sendable {
     ///   - overwrite: replace an existing file (AudioFile's EraseFile flag); off by default, when an
     ///     existing file is an error and is left untouched.
     ///   - frameLimit: stop by itself after exactly this many frames (see `record(to:duration:)`).
-    public func record(to path: String, overwrite: Bool = false, frameLimit: Int64? = nil) throws(RecorderError) {
+    /// - Returns: the recorder frame position of the file's first frame (compare with
+    ///   `LevelReading.endFrame` and `CapturedBuffer.startFrame`).
+    @discardableResult
+    public func record(to path: String, overwrite: Bool = false, frameLimit: Int64? = nil) throws(RecorderError) -> Int64 {
         if let frameLimit, frameLimit < 0 {
             throw RecorderError(.invalidFormat, "invalid frame limit \(frameLimit): use 0 or more frames")
         }
-        try lifecycle.withLock { lifecycle throws(RecorderError) in
+        let start = try lifecycle.withLock { lifecycle throws(RecorderError) -> Int64 in
             guard !lifecycle.stopped else {
                 throw RecorderError(.invalidState, "cannot record to '\(path)': the recorder was stopped; create a new Recorder")
             }
@@ -104,27 +107,30 @@ public final class Recorder: @unchecked Sendable {
             }
             let writer = try SoundFileWriter(path: path, format: format, overwrite: overwrite,
                                              maxFramesPerWrite: bufferFrameCapacity)
-            connection.withLock {
+            return connection.withLock {
                 // The lock holds the read callback off: every frame after `start` reaches the new session.
                 let start = capture.framePosition
                 delivery.control.withLock { control in
-                    control.pending = FileSession(writer: writer, startFrame: start)
+                    control.pending = FileSession(writer: writer, startFrame: start, channelCount: format.channelCount)
                     control.recordingPath = path
                     control.endFrame = frameLimit.map { start + $0 }
                     control.flushed = false
                 }
+                return start
             }
         }
         dataReady.post()
+        return start
     }
 
     /// Records exactly `duration` seconds (rounded to whole frames) into `path`, then closes the file by
     /// itself (AVAudioRecorder's `record(forDuration:)`); `waitForRecording()` waits for it.
-    public func record(to path: String, duration: Double, overwrite: Bool = false) throws(RecorderError) {
+    @discardableResult
+    public func record(to path: String, duration: Double, overwrite: Bool = false) throws(RecorderError) -> Int64 {
         guard duration.isFinite, duration >= 0 else {
             throw RecorderError(.invalidFormat, "invalid duration \(duration) s: use 0 or more seconds")
         }
-        try record(to: path, overwrite: overwrite, frameLimit: Int64((duration * Double(format.sampleRate)).rounded()))
+        return try record(to: path, overwrite: overwrite, frameLimit: Int64((duration * Double(format.sampleRate)).rounded()))
     }
 
     /// True from `record(to:)` until the file is closed.

@@ -52,38 +52,56 @@ struct Record: AsyncParsableCommand {
         } catch {
             throw fail(error)
         }
-        defer { recorder.stop() }
+        let live = LiveOutput(channelCount: channels, display: LiveOutput.stderrIsTerminal && !quiet,
+                              json: levelsJSON, path: output)
         let readings = recorder.levelReadings()
+        let limit = duration.map { Int64(($0 * Double(rate)).rounded()) }
+        let fileStart: Int64
         do {
-            let limit = duration.map { Int64(($0 * Double(rate)).rounded()) }
-            try recorder.record(to: output, overwrite: force, frameLimit: limit)
+            fileStart = try recorder.record(to: output, overwrite: force, frameLimit: limit)
         } catch {
+            recorder.stop()
             throw fail(error, hint: error.code == .fileExists ? "pass --force to replace it" : nil)
         }
         let signals = StopSignals { _ = try? recorder.stopRecording() }
-        defer { signals.cancel() }
-
-        let start = recorder.capturedFrames
-        var peak = [Float](repeating: LevelMeterState.silence, count: channels)
-        for await reading in readings {
-            for (channel, state) in reading.channels.enumerated() { peak[channel] = max(peak[channel], state.peakPower) }
-            if levelsJSON {
-                let t = Double(max(0, reading.endFrame - start)) / Double(rate)
-                let line = "{\"t\": \(format(t, 3)), \"frames\": \(max(0, reading.endFrame - start)), "
-                    + "\"average_db\": [\(reading.channels.map { format(Double($0.averagePower), 2) }.joined(separator: ", "))], "
-                    + "\"peak_db\": [\(reading.channels.map { format(Double($0.peakPower), 2) }.joined(separator: ", "))]}\n"
-                FileHandle.standardOutput.write(Data(line.utf8))
+        live.start()
+        let sampleRate = Double(rate)
+        let consumer = Task {
+            for await reading in readings {
+                // Only readings of buffers inside the file: it starts at fileStart and ends at its
+                // duration, or where a signal cut it (known once the recording has ended).
+                let bufferStart = reading.endFrame - Int64(reading.frameCount)
+                let fileEnd = limit.map { fileStart + $0 }
+                    ?? (recorder.isRecording ? nil : recorder.lastRecording.map { $0.startFrame + $0.frameCount })
+                guard reading.endFrame > fileStart, bufferStart < (fileEnd ?? .max) else { continue }
+                let frames = min(reading.endFrame, fileEnd ?? .max) - fileStart
+                live.take(reading, frames: frames, time: Double(frames) / sampleRate)
             }
-            if !recorder.isRecording { break }
         }
-        let summary = recorder.lastRecording
-        if let error = summary?.error { throw fail(error) }
-        if !quiet, let summary {
-            let seconds = Double(summary.frameCount) / Double(rate)
-            let peaks = peak.map { format(Double($0), 2) }.joined(separator: ", ")
-            FileHandle.standardError.write(Data(("recorded \(summary.path): \(format(seconds, 3)) s, "
-                + "\(summary.frameCount) frames, peak [\(peaks)] dBFS, dropped \(summary.droppedFrames) frames\n").utf8))
+        let summary = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                _ = try? recorder.waitForRecording()
+                continuation.resume(returning: recorder.lastRecording)
+            }
         }
+        signals.cancel()
+        recorder.stop()  // ends the level stream after its last reading
+        await consumer.value
+        await live.finish()
+        guard let summary else { throw ExitCode(ExitStatus.other) }
+        if !quiet { printSummary(summary, rate: rate) }
+        if let error = summary.error { throw fail(error) }
+    }
+
+    private func printSummary(_ summary: RecordingSummary, rate: Int) {
+        func list(_ values: [String]) -> String { values.count == 1 ? values[0] : "[" + values.joined(separator: ", ") + "]" }
+        let seconds = Double(summary.frameCount) / Double(rate)
+        let text = "recorded \(summary.path): \(format(seconds, 3)) s, \(summary.frameCount) frames, "
+            + "average \(list(summary.levels.map { format(Double($0.averagePower), 2) })) dBFS, "
+            + "peak \(list(summary.levels.map { format(Double($0.peakPower), 2) })) dBFS, "
+            + "clipped \(list(summary.clippedSamples.map(String.init))) samples, "
+            + "dropped \(summary.droppedFrames) frames\n"
+        FileHandle.standardError.write(Data(text.utf8))
     }
 }
 

@@ -14,7 +14,29 @@ struct RecorderCommand: AsyncParsableCommand {
             finalized); 1 anything else.
             """,
         version: "0.1.0",
-        subcommands: [Record.self, Sources.self])
+        subcommands: [Record.self, Meter.self, Sources.self])
+
+    /// Like the default entry point, but a usage error is one line on stderr (what went wrong and where
+    /// to look), and errors already reported by `fail` just set the exit status.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch let status as ExitCode {
+            Foundation.exit(status.rawValue)
+        } catch {
+            let status = exitCode(for: error)
+            guard status != .success else { exit(withError: error) }  // --help, --version
+            let message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            let text = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
+            FileHandle.standardError.write(Data("recorder: \(text) (see 'recorder --help')\n".utf8))
+            Foundation.exit(status.rawValue)
+        }
+    }
 }
 
 /// sysexits-style exit statuses.

@@ -287,13 +287,3 @@ struct EmbeddingTests {
         }
     }
 }
-
-/// The path of an executable built with the package (the tests run from the same build directory).
-func builtProduct(_ name: String) throws -> String {
-    let bundle = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name).path
-    if FileManager.default.isExecutableFile(atPath: bundle) { return bundle }
-    let fromTests = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).deletingLastPathComponent()
-        .appendingPathComponent(name).path }
-    if let fromTests, FileManager.default.isExecutableFile(atPath: fromTests) { return fromTests }
-    throw TestFailure("\(name) is not built next to the tests; run `swift build` first")
-}

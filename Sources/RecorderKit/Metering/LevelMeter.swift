@@ -66,3 +66,53 @@ public enum LevelMeter {
         return states
     }
 }
+
+/// Running per-channel totals over many buffers: sample peak, RMS and clipped samples of a whole take.
+///
+/// A sample counts as clipped when it reaches full scale: |s| ≥ 32 767 (the positive maximum; the
+/// negative one, −32 768, also counts). Arrays are sized once; `add` allocates nothing.
+public struct LevelTotals: Sendable, Hashable {
+    public private(set) var frames: Int64 = 0
+    private var peaks: [Int32]
+    private var sumsOfSquares: [Double]
+    public private(set) var clippedSamples: [Int64]
+
+    public init(channelCount: Int) {
+        peaks = [Int32](repeating: 0, count: channelCount)
+        sumsOfSquares = [Double](repeating: 0, count: channelCount)
+        clippedSamples = [Int64](repeating: 0, count: channelCount)
+    }
+
+    /// Adds interleaved signed 16-bit big-endian frames.
+    public mutating func add(bigEndianS16 bytes: UnsafeRawBufferPointer) {
+        let channels = peaks.count
+        let frameCount = bytes.count / (channels * 2)
+        for channel in 0..<channels {
+            var peak = peaks[channel]
+            var sum = 0.0
+            var clipped: Int64 = 0
+            var index = channel * 2
+            for _ in 0..<frameCount {
+                let sample = Int32(Int16(bitPattern: UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1])))
+                let magnitude = sample < 0 ? -sample : sample
+                if magnitude > peak { peak = magnitude }
+                if magnitude >= 32_767 { clipped += 1 }
+                sum += Double(sample * sample)
+                index += channels * 2
+            }
+            peaks[channel] = peak
+            sumsOfSquares[channel] += sum
+            clippedSamples[channel] += clipped
+        }
+        frames += Int64(frameCount)
+    }
+
+    /// Per channel: peak and RMS over everything added, in dBFS (−160 when nothing or silence).
+    public var levels: [LevelMeterState] {
+        peaks.indices.map { channel in
+            let rms = frames > 0 ? (sumsOfSquares[channel] / Double(frames)).squareRoot() : 0
+            return LevelMeterState(averagePower: LevelMeter.decibels(rms / LevelMeter.fullScale),
+                                   peakPower: LevelMeter.decibels(Double(peaks[channel]) / LevelMeter.fullScale))
+        }
+    }
+}

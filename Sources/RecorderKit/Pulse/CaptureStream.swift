@@ -77,17 +77,21 @@ final class CaptureStream: @unchecked Sendable {
                                         minreq: UInt32.max, fragsize: UInt32(fragmentBytes))
         var failure: String?
         var failureCode = RecorderError.Code.streamFailed
+        // No such source, or a name the server rejects as malformed (which names no source either).
+        func sourceIsMissing() -> Bool {
+            let code = pa_context_errno(connection.context)
+            return code == Int32(PA_ERR_NOENTITY.rawValue) || (source != nil && code == Int32(PA_ERR_INVALID.rawValue))
+        }
         if pa_stream_connect_record(stream, source, &attributes,
                                     pa_stream_flags_t(PA_STREAM_ADJUST_LATENCY.rawValue)) < 0 {
+            if sourceIsMissing() { failureCode = .sourceNotFound }
             failure = connection.lastError
         } else {
             while true {
                 let state = pa_stream_get_state(stream)
                 if state == PA_STREAM_READY { break }
                 if PA_STREAM_IS_GOOD(state) == 0 {
-                    if pa_context_errno(connection.context) == Int32(PA_ERR_NOENTITY.rawValue) {
-                        failureCode = .sourceNotFound
-                    }
+                    if sourceIsMissing() { failureCode = .sourceNotFound }
                     failure = connection.lastError
                     break
                 }

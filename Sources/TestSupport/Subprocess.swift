@@ -1,0 +1,72 @@
+// Built executables run as subprocesses: found next to the tests, with their stdout read line by line.
+import Foundation
+
+/// The path of an executable built with the package (the tests run from the same build directory).
+public func builtProduct(_ name: String) throws -> String {
+    let candidates = [Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name).path]
+        + (CommandLine.arguments.first.map {
+            [URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent(name).path]
+        } ?? [])
+    if let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) { return found }
+    throw TestFailure("\(name) is not built next to the tests; run `swift build --build-tests` first")
+}
+
+/// A running program whose stdout arrives as an AsyncStream of lines, and whose stderr is collected.
+public final class RunningProcess: @unchecked Sendable {
+    // @unchecked Sendable: `process` is only started in init and then signalled/awaited; the stderr
+    // buffer is guarded by `lock`.
+    private let process = Process()
+    private let lock = NSLock()
+    private var errorText = Data()
+    private let errorDone = DispatchSemaphore(value: 0)
+    /// stdout, one element per line (without the newline); ends when the program closes stdout.
+    public let lines: AsyncStream<String>
+
+    public init(_ executable: String, _ arguments: [String], environment: [String: String]) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        lines = stream
+        let reader = out.fileHandleForReading
+        Thread.detachNewThread {
+            var pending = Data()
+            while true {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                pending.append(chunk)
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    continuation.yield(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                    pending.removeSubrange(pending.startIndex...newline)
+                }
+            }
+            continuation.finish()
+        }
+        let errors = err.fileHandleForReading
+        Thread.detachNewThread { [self] in
+            let data = errors.readDataToEndOfFile()
+            lock.lock()
+            errorText = data
+            lock.unlock()
+            errorDone.signal()
+        }
+        try process.run()
+    }
+
+    public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Waits for the exit and returns the status and all of stderr.
+    public func wait() -> (status: Int32, stderr: String) {
+        process.waitUntilExit()
+        errorDone.wait()  // the reader finishes when the pipe closes, at the exit
+        errorDone.signal()
+        lock.lock()
+        defer { lock.unlock() }
+        return (process.terminationStatus, String(decoding: errorText, as: UTF8.self))
+    }
+}

@@ -1,0 +1,83 @@
+// What `record` and `meter` show while they run: the redrawn terminal readout and the JSON level lines.
+import Foundation
+import RecorderKit
+import Synchronization
+
+/// Draws the readout on stderr (only when it is a terminal) at 12.5 Hz and writes `--levels-json` lines.
+final class LiveOutput: Sendable {
+    private let state: Mutex<DisplayState>
+    private let drawing: Bool
+    private let json: Bool
+    private let path: String?
+    private let colour: Bool
+    private let drawer = Mutex<Task<Void, Never>?>(nil)
+    private let linesDrawn = Mutex(0)
+
+    init(channelCount: Int, display: Bool, json: Bool, path: String?) {
+        state = Mutex(DisplayState(channelCount: channelCount))
+        drawing = display
+        self.json = json
+        self.path = path
+        let noColour = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        colour = !noColour
+    }
+
+    /// True when stderr is a terminal: the only case with a live readout.
+    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
+    /// Takes one reading: `frames` frames so far, `time` seconds so far.
+    func take(_ reading: LevelReading, frames: Int64, time: Double) {
+        state.withLock { $0.take(reading.channels, at: time) }
+        guard json else { return }
+        func list(_ values: [Float]) -> String {
+            values.map { String(format: "%.2f", $0) }.joined(separator: ", ")
+        }
+        let line = "{\"t\": \(String(format: "%.3f", time)), \"frames\": \(frames), "
+            + "\"average_db\": [\(list(reading.channels.map(\.averagePower)))], "
+            + "\"peak_db\": [\(list(reading.channels.map(\.peakPower)))]}\n"
+        FileHandle.standardOutput.write(Data(line.utf8))
+    }
+
+    func start() {
+        guard drawing else { return }
+        let task = Task.detached { [self] in
+            while !Task.isCancelled {
+                draw()
+                try? await Task.sleep(for: .milliseconds(80))
+            }
+        }
+        drawer.withLock { $0 = task }
+    }
+
+    /// Stops redrawing, draws the last state and leaves the cursor on a new line.
+    func finish() async {
+        guard drawing, let task = drawer.withLock({ $0 }) else { return }
+        task.cancel()
+        await task.value
+        draw()
+        FileHandle.standardError.write(Data("\n".utf8))
+    }
+
+    private func draw() {
+        var current = state.withLock { $0 }
+        if let path {
+            var status = stat()
+            if stat(path, &status) == 0 { current.bytesWritten = Int64(status.st_size) }
+        }
+        let lines = LevelDisplay.render(current, width: Self.terminalWidth(), colour: colour)
+        let previous = linesDrawn.withLock { count in
+            defer { count = lines.count }
+            return count
+        }
+        // Back to the first line of the previous drawing, then rewrite each line and clear its rest.
+        var text = previous > 1 ? "\u{1B}[\(previous - 1)A" : ""
+        text += lines.map { "\r" + $0 + "\u{1B}[K" }.joined(separator: "\n")
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    static func terminalWidth() -> Int {
+        var size = winsize()
+        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 80
+    }
+}

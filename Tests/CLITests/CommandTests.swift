@@ -1,0 +1,216 @@
+// The built `recorder` binary run as a subprocess against a private PulseAudio server.
+import CSndFile
+import Foundation
+import Testing
+import TestSupport
+
+/// Runs `recorder ARGS` to the end against `server`.
+func recorder(_ arguments: [String], server: PrivateServer? = nil,
+              extraEnvironment: [String: String] = [:]) throws -> ProcessResult {
+    var environment = server?.clientEnvironment ?? ProcessInfo.processInfo.environment
+    environment.merge(extraEnvironment) { $1 }
+    return try runProcess(try builtProduct("recorder"), arguments, environment: environment)
+}
+
+/// The JSON level lines of stdout, parsed.
+struct LevelLine: Decodable {
+    let t: Double
+    let frames: Int64
+    let average_db: [Double]
+    let peak_db: [Double]
+}
+
+func levelLines(_ stdout: String) throws -> [LevelLine] {
+    try stdout.split(separator: "\n").map { try JSONDecoder().decode(LevelLine.self, from: Data($0.utf8)) }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct CommandTests {
+    @Test func durationIsExactAndTheSummarySaysWhatWasWritten() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let mono = try recorder(["record", directory + "/mono.aiff", "--duration", "0.5",
+                                     "--source", PrivateServer.sineSource, "--server", server.address], server: server)
+            #expect(mono.status == 0, "\(mono.stderr)")
+            #expect(mono.stdout.isEmpty)
+            #expect(!mono.stderr.contains("\u{1B}"), "no animation when stderr is not a terminal")
+            #expect(mono.stderr == "recorded \(directory)/mono.aiff: 0.500 s, 22050 frames, average -9.03 dBFS, "
+                    + "peak -6.02 dBFS, clipped 0 samples, dropped 0 frames\n")
+            let file = try readSoundFile(directory + "/mono.aiff")
+            #expect(file.frames == 22_050 && file.channels == 1 && file.sampleRate == 44_100)
+            #expect(Array(try fileHeader(directory + "/mono.aiff")[8..<12]) == Array("AIFF".utf8))
+
+            let stereo = try recorder(["record", directory + "/stereo.wav", "--duration", "0.25", "--rate", "48000",
+                                       "--channels", "2", "--quiet"], server: server)
+            #expect(stereo.status == 0, "\(stereo.stderr)")
+            #expect(stereo.stderr.isEmpty)
+            let wav = try readSoundFile(directory + "/stereo.wav")
+            #expect(wav.frames == 12_000 && wav.channels == 2 && wav.sampleRate == 48_000)
+            #expect(wav.container == Int32(SF_FORMAT_WAV))
+        }
+    }
+
+    @Test func levelsJSONIsOneObjectPerBufferMatchingTheSignal() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/take.aiff"
+            let result = try recorder(["record", path, "--duration", "1", "--levels-json", "--quiet"], server: server)
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = try levelLines(result.stdout)
+            #expect(lines.count >= 10 && lines.count <= 11, "\(lines.count) lines")
+            for line in lines {
+                #expect(abs(line.peak_db[0] - -6.02) < 0.1)
+                #expect(abs(line.average_db[0] - -9.03) < 0.1)
+                #expect(abs(line.t - Double(line.frames) / 44_100) < 0.001)
+            }
+            #expect(zip(lines, lines.dropFirst()).allSatisfy { $0.frames < $1.frames })
+            #expect(lines.last?.frames == 44_100)
+        }
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSignalLeavesACompleteFileWithEverythingPlayedBeforeIt(signal: Int32) async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let noise = noiseSamples(count: 44_100, seed: UInt64(signal))
+            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+            let process = try RunningProcess(try builtProduct("recorder"),
+                ["record", directory + "/take.aiff", "--source", PrivateServer.monoSink + ".monitor", "--levels-json"],
+                environment: server.clientEnvironment)
+            var lines = process.lines.makeAsyncIterator()
+            _ = await lines.next()  // recording: the first buffer has been written
+            try server.play(directory + "/noise.wav")
+            // Wait for a whole silent buffer after the noise, then interrupt.
+            var sawSignal = false
+            while let line = await lines.next() {
+                let level = try JSONDecoder().decode(LevelLine.self, from: Data(line.utf8))
+                if level.peak_db[0] > -160 { sawSignal = true } else if sawSignal { break }
+            }
+            process.send(signal)
+            while await lines.next() != nil {}
+            let (status, stderr) = process.wait()
+            #expect(status == 0, "\(stderr)")
+            #expect(stderr.hasPrefix("recorded \(directory)/take.aiff: "))
+            #expect(stderr.hasSuffix("dropped 0 frames\n"))
+            let take = try readSoundFile(directory + "/take.aiff")
+            let start = try #require(firstIndex(of: Array(noise.prefix(64)), in: take.samples))
+            #expect(Array(take.samples[start..<min(take.samples.count, start + noise.count)]) == noise)
+        }
+    }
+
+    @Test func anExistingFileIsRefusedAndKeptUnlessForceIsGiven() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/keep.aiff"
+            try Data("precious".utf8).write(to: URL(fileURLWithPath: path))
+            let refused = try recorder(["record", path, "--duration", "0.1"], server: server)
+            #expect(refused.status == 73)
+            #expect(refused.stderr == "recorder: '\(path)' already exists and was left untouched; choose another "
+                    + "name or allow overwriting (pass --force to replace it)\n")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("precious".utf8))
+            let forced = try recorder(["record", path, "--duration", "0.1", "--force"], server: server)
+            #expect(forced.status == 0, "\(forced.stderr)")
+            #expect(try readSoundFile(path).frames == 4_410)
+        }
+    }
+
+    @Test(arguments: [
+        (["--rate", "0"], 64, "invalid sample rate 0 Hz"),
+        (["--rate", "1e9"], 64, "'1e9' is invalid for '--rate"),
+        (["--channels", "0"], 64, "invalid channel count 0"),
+        (["--channels", "33"], 64, "invalid channel count 33"),
+        (["--duration=-1"], 64, "invalid duration -1.0"),
+        (["--duration", "nan"], 64, "invalid duration nan"),
+        (["--server", "tcp:127.0.0.1:1"], 69, "cannot connect to PulseAudio server tcp:127.0.0.1:1: Connection refused"),
+        (["--source", "no;such$(mic)"], 69, "no capture source named 'no;such$(mic)'"),
+    ] as [([String], Int32, String)])
+    func badInputExitsWithItsCodeAndOneLine(options: [String], status: Int32, message: String) async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/take.aiff"
+            let result = try recorder(["record", path] + options, server: server)
+            #expect(result.status == status)
+            #expect(result.stderr.hasPrefix("recorder: "))
+            #expect(result.stderr.contains(message), "\(result.stderr)")
+            #expect(result.stderr.filter { $0 == "\n" }.count == 1, "one line: \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+    }
+
+    @Test func outputPathsThatCannotBeCreatedExit73() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let missing = try recorder(["record", directory + "/no/dir/take.aiff"], server: server)
+            #expect(missing.status == 73)
+            #expect(missing.stderr.contains("No such file or directory; create the directory first"))
+            try FileManager.default.createDirectory(atPath: directory + "/d.aiff", withIntermediateDirectories: false)
+            let isDirectory = try recorder(["record", directory + "/d.aiff", "--force"], server: server)
+            #expect(isDirectory.status == 73)
+            #expect(isDirectory.stderr.contains("it is a directory"))
+            let mp3 = try recorder(["record", directory + "/take.mp3"], server: server)
+            #expect(mp3.status == 64)
+            #expect(mp3.stderr.contains("end the name in .aiff"))
+        }
+    }
+
+    @Test func aFullDiskExits74WithAValidFile() async throws {
+        let mountPoint = try temporaryDirectory(prefix: "recorder-tiny")
+        let mount = try runProcess("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint])
+        guard mount.status == 0 else {
+            Issue.record("cannot mount a tmpfs here (\(mount.stderr)); run the tests as root to check disk-full handling")
+            return
+        }
+        defer { _ = try? runProcess("umount", [mountPoint]) }
+        try await withPrivateServer { server in
+            let path = mountPoint + "/take.aiff"
+            let result = try recorder(["record", path, "--duration", "5"], server: server)
+            #expect(result.status == 74)
+            #expect(result.stderr.contains("recorder: writing '\(path)' failed after"))
+            #expect(result.stderr.contains("No space left on device"))
+            let file = try readSoundFile(path)
+            #expect(file.frames > 20_000)
+            #expect(result.stderr.contains("\(file.frames) frames"))
+        }
+    }
+
+    @Test func sourcesListsTheServersSources() async throws {
+        try await withPrivateServer { server in
+            let text = try recorder(["sources"], server: server)
+            #expect(text.status == 0)
+            #expect(text.stdout.contains("*  \(PrivateServer.sineSource)\tfloat32le 1ch 44100Hz"))
+            #expect(text.stdout.contains(" m \(PrivateServer.monoSink).monitor\ts16le 1ch 44100Hz"))
+            let json = try recorder(["sources", "--json"], server: server)
+            struct Source: Decodable { let name: String; let `default`: Bool; let monitor: Bool; let channels: Int }
+            let sources = try json.stdout.split(separator: "\n").map {
+                try JSONDecoder().decode(Source.self, from: Data($0.utf8))
+            }
+            #expect(sources.first { $0.name == PrivateServer.sineSource }?.default == true)
+            #expect(sources.first { $0.name == PrivateServer.stereoSink + ".monitor" }.map { $0.monitor && $0.channels == 2 } == true)
+            let down = try recorder(["sources", "--server", "unix:/nonexistent/native"])
+            #expect(down.status == 69)
+        }
+    }
+
+    @Test func meterShowsLevelsWithoutWritingAFile() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            var environment = server.clientEnvironment
+            environment["PWD"] = directory
+            let result = try runProcess("sh", ["-c", "cd \"$1\" && exec \"$2\" meter --duration 0.5 --levels-json",
+                                               "sh", directory, try builtProduct("recorder")], environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = try levelLines(result.stdout)
+            #expect(lines.count == 5)
+            #expect(lines.allSatisfy { abs($0.peak_db[0] - -6.02) < 0.1 && abs($0.average_db[0] - -9.03) < 0.1 })
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+        }
+    }
+
+    @Test func helpAndVersion() throws {
+        let help = try recorder(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("69 server or source unavailable"))
+        for command in ["record", "meter", "sources"] {
+            let sub = try recorder([command, "--help"])
+            #expect(sub.status == 0 && sub.stdout.contains("USAGE: recorder \(command)"))
+        }
+        #expect(try recorder(["--version"]).stdout == "0.1.0\n")
+    }
+}

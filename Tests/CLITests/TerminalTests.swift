@@ -1,0 +1,90 @@
+// The live readout as a person sees it: `recorder` in a real pseudo-terminal (tmux), the screen read back.
+import Foundation
+import Testing
+import TestSupport
+
+/// A tmux server of the test's own (its own socket name), killed at the end.
+final class Terminal {
+    let socket = "recorder-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+
+    @discardableResult
+    func tmux(_ arguments: [String]) throws -> ProcessResult {
+        try runProcess("tmux", ["-L", socket] + arguments)
+    }
+
+    /// Starts `command` in a detached session of `width` columns with `environment` added.
+    func start(_ command: String, width: Int, environment: [String: String]) throws {
+        let variables = environment.flatMap { ["-e", "\($0.key)=\($0.value)"] }
+        // The tmux server this starts would inherit and hold open whatever descriptors it is given,
+        // including the one Foundation watches to see its child exit: start it with none (close_fds).
+        let launcher = "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:], close_fds=True, "
+            + "stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode)"
+        let result = try runProcess("python3", ["-c", launcher, "tmux", "-L", socket, "new-session", "-d",
+                                                "-x", "\(width)", "-y", "10"] + variables + [command])
+        guard result.status == 0 else { throw TestFailure("tmux new-session failed: \(result.stderr)") }
+    }
+
+    /// The screen's text (with `escapes`, its colour attributes too).
+    func screen(escapes: Bool = false) throws -> String {
+        try tmux(["capture-pane", "-p"] + (escapes ? ["-e"] : [])).stdout
+    }
+
+    /// Polls the screen until it contains `text` (bounded at 10 s), and returns it.
+    func waitFor(_ text: String) async throws -> String {
+        for _ in 0..<500 {
+            let current = try screen()
+            if current.contains(text) { return current }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw TestFailure("the terminal never showed '\(text)'; it shows:\n\(try screen())")
+    }
+
+    deinit { _ = try? tmux(["kill-server"]) }
+}
+
+func nonEmptyLines(_ screen: String) -> [String] {
+    screen.split(separator: "\n").map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct TerminalTests {
+    @Test func theReadoutIsOneLineRedrawnInPlaceShowingTheLevels() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/take.aiff"
+            let terminal = Terminal()
+            try terminal.start("\(try builtProduct("recorder")) record \(path) --duration 3; sleep 60", width: 160,
+                               environment: ["PULSE_SERVER": server.address, "NO_COLOR": ""])
+            let drawing = try await terminal.waitFor("avg  -9.0 pk  -6.0 dBFS")
+            let lines = nonEmptyLines(drawing)
+            #expect(lines.count == 1, "\(lines)")
+            let line = try #require(lines.first)
+            #expect(line.hasPrefix("00:0"))
+            #expect(line.contains("avg  -9.0 pk  -6.0 dBFS"))
+            #expect(line.contains("#") && line.contains("KiB"))
+            #expect(line.count <= 159)
+            // Colour zone of −9 dBFS: yellow (−15 … −2).
+            #expect(try terminal.screen(escapes: true).contains("\u{1B}[33m"))
+
+            let end = try await terminal.waitFor("recorded ")
+            let final = nonEmptyLines(end)
+            #expect(final.count == 2, "the readout stayed on one line: \(final)")
+            #expect(final.first?.hasPrefix("00:03.0 [") == true)
+            #expect(final.last == "recorded \(path): 3.000 s, 132300 frames, average -9.03 dBFS, peak -6.02 dBFS, "
+                    + "clipped 0 samples, dropped 0 frames")
+        }
+    }
+
+    @Test func aNarrowTerminalAndNoColorAreRespected() async throws {
+        try await withPrivateServer { server in
+            let terminal = Terminal()
+            try terminal.start("\(try builtProduct("recorder")) meter --duration 2; sleep 60", width: 50,
+                               environment: ["PULSE_SERVER": server.address, "NO_COLOR": "1"])
+            let drawing = try await terminal.waitFor("-9.0 pk  -6.0 dBFS")
+            let lines = nonEmptyLines(drawing)
+            #expect(lines.count == 1, "\(lines)")
+            #expect((lines.first?.count ?? 99) <= 49)
+            #expect(lines.first?.contains("[") == true, "a bar still fits in 50 columns")
+            #expect(!(try terminal.screen(escapes: true)).contains("\u{1B}[3"), "no colour with NO_COLOR")
+        }
+    }
+}
