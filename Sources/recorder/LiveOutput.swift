@@ -70,8 +70,10 @@ final class LiveOutput: Sendable {
             return count
         }
         // Back to the first line of the previous drawing, then rewrite each line and clear its rest.
+        // The cursor is left at column 0, so a "^C" the terminal echoes lands inside the line (and is
+        // drawn over) instead of wrapping a full-width line onto the next one.
         var text = previous > 1 ? "\u{1B}[\(previous - 1)A" : ""
-        text += lines.map { "\r" + $0 + "\u{1B}[K" }.joined(separator: "\n")
+        text += lines.map { "\r" + $0 + "\u{1B}[K" }.joined(separator: "\n") + "\r"
         FileHandle.standardError.write(Data(text.utf8))
     }
 
