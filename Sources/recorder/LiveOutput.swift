@@ -1,5 +1,5 @@
 // What `record` and `meter` show while they run: the redrawn terminal readout and the JSON level lines.
-import Foundation
+import Glibc
 import RecorderKit
 import Synchronization
 
@@ -18,7 +18,7 @@ final class LiveOutput: Sendable {
         drawing = display
         self.json = json
         self.path = path
-        let noColour = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        let noColour = environment("NO_COLOR").map { !$0.isEmpty } ?? false
         colour = !noColour
     }
 
@@ -30,12 +30,12 @@ final class LiveOutput: Sendable {
         state.withLock { $0.take(reading.channels, at: time) }
         guard json else { return }
         func list(_ values: [Float]) -> String {
-            values.map { String(format: "%.2f", $0) }.joined(separator: ", ")
+            values.map { format(Double($0), 2) }.joined(separator: ", ")
         }
-        let line = "{\"t\": \(String(format: "%.3f", time)), \"frames\": \(frames), "
+        let line = "{\"t\": \(format(time, 3)), \"frames\": \(frames), "
             + "\"average_db\": [\(list(reading.channels.map(\.averagePower)))], "
             + "\"peak_db\": [\(list(reading.channels.map(\.peakPower)))]}\n"
-        FileHandle.standardOutput.write(Data(line.utf8))
+        writeOutput(line)
     }
 
     func start() {
@@ -55,7 +55,7 @@ final class LiveOutput: Sendable {
         task.cancel()
         await task.value
         draw()
-        FileHandle.standardError.write(Data("\n".utf8))
+        writeError("\n")
     }
 
     private func draw() {
@@ -74,12 +74,12 @@ final class LiveOutput: Sendable {
         // drawn over) instead of wrapping a full-width line onto the next one.
         var text = previous > 1 ? "\u{1B}[\(previous - 1)A" : ""
         text += lines.map { "\r" + $0 + "\u{1B}[K" }.joined(separator: "\n") + "\r"
-        FileHandle.standardError.write(Data(text.utf8))
+        writeError(text)
     }
 
     static func terminalWidth() -> Int {
         var size = winsize()
         if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        return Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 80
+        return Int(environment("COLUMNS") ?? "") ?? 80
     }
 }

@@ -1,6 +1,5 @@
 // `recorder meter`: the live readout without a file (AudioQueue's metering while not recording).
 import ArgumentParser
-import Foundation
 import RecorderKit
 import Synchronization
 

@@ -1,6 +1,7 @@
 // `recorder record OUTPUT`: records until --duration frames or SIGINT/SIGTERM, then finalizes the file.
 import ArgumentParser
-import Foundation
+import Dispatch
+import Glibc
 import RecorderKit
 
 struct Record: AsyncParsableCommand {
@@ -52,9 +53,12 @@ struct Record: AsyncParsableCommand {
         } catch {
             throw fail(error)
         }
-        let live = LiveOutput(channelCount: channels, display: LiveOutput.stderrIsTerminal && !quiet,
-                              json: levelsJSON, path: output)
-        let readings = recorder.levelReadings()
+        let display = LiveOutput.stderrIsTerminal && !quiet
+        let live = LiveOutput(channelCount: channels, display: display, json: levelsJSON, path: output)
+        // Levels only when something shows them: each reading wakes a thread, which is most of the cost
+        // of a quiet recording.
+        let readings: AsyncStream<LevelReading> = display || levelsJSON ? recorder.levelReadings()
+            : AsyncStream { $0.finish() }
         let limit = duration.map { Int64(($0 * Double(rate)).rounded()) }
         let fileStart: Int64
         do {
@@ -101,11 +105,9 @@ struct Record: AsyncParsableCommand {
             + "peak \(list(summary.levels.map { format(Double($0.peakPower), 2) })) dBFS, "
             + "clipped \(list(summary.clippedSamples.map(String.init))) samples, "
             + "dropped \(summary.droppedFrames) frames\n"
-        FileHandle.standardError.write(Data(text.utf8))
+        writeError(text)
     }
 }
-
-func format(_ value: Double, _ decimals: Int) -> String { String(format: "%.\(decimals)f", value) }
 
 /// Runs `action` once on SIGINT or SIGTERM (off the signal handler, on a dispatch queue).
 final class StopSignals: @unchecked Sendable {

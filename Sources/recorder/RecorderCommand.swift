@@ -1,6 +1,6 @@
 // The `recorder` command: record, meter and list sources (swift-argument-parser), with sysexits codes.
 import ArgumentParser
-import Foundation
+import Glibc
 import RecorderKit
 
 @main
@@ -27,14 +27,14 @@ struct RecorderCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch let status as ExitCode {
-            Foundation.exit(status.rawValue)
+            Glibc.exit(status.rawValue)
         } catch {
             let status = exitCode(for: error)
             guard status != .success else { exit(withError: error) }  // --help, --version
             let message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
             let text = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
-            FileHandle.standardError.write(Data("recorder: \(text) (see 'recorder --help')\n".utf8))
-            Foundation.exit(status.rawValue)
+            writeError("recorder: \(text) (see 'recorder --help')\n")
+            Glibc.exit(status.rawValue)
         }
     }
 }
@@ -60,7 +60,7 @@ enum ExitStatus {
 
 /// Prints `recorder: MESSAGE` on stderr and exits with the error's status.
 func fail(_ error: RecorderError, hint: String? = nil) -> ExitCode {
-    FileHandle.standardError.write(Data("recorder: \(error.message)\(hint.map { " (\($0))" } ?? "")\n".utf8))
+    writeError("recorder: \(error.message)\(hint.map { " (\($0))" } ?? "")\n")
     return ExitCode(ExitStatus.status(for: error))
 }
 
@@ -90,13 +90,10 @@ struct Sources: ParsableCommand {
         }
         for source in sources {
             if json {
-                let object: [String: Any] = [
-                    "name": source.name, "description": source.description, "sample_format": source.sampleFormat,
-                    "sample_rate": source.sampleRate, "channels": source.channelCount,
-                    "default": source.isDefault, "monitor": source.isMonitor,
-                ]
-                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-                print(String(decoding: data, as: UTF8.self))
+                print("{\"channels\":\(source.channelCount),\"default\":\(source.isDefault),"
+                      + "\"description\":\(jsonString(source.description)),\"monitor\":\(source.isMonitor),"
+                      + "\"name\":\(jsonString(source.name)),\"sample_format\":\(jsonString(source.sampleFormat)),"
+                      + "\"sample_rate\":\(source.sampleRate)}")
             } else {
                 let marks = (source.isDefault ? "*" : " ") + (source.isMonitor ? "m" : " ")
                 print("\(marks) \(source.name)\t\(source.sampleFormat) \(source.channelCount)ch \(source.sampleRate)Hz\t\(source.description)")

@@ -38,13 +38,14 @@ public enum FileType: String, Sendable, CaseIterable {
     }
 }
 
-/// One open output file. Used by one thread at a time (created by the caller, then written and closed
-/// by the delivery thread).
-final class SoundFileWriter: @unchecked Sendable {
-    // @unchecked Sendable: handed once from the creating thread to the delivery thread through a Mutex,
-    // and never used by two threads at once.
-    let path: String
-    let fileType: FileType
+/// One output file written with captured packets (AudioFileWritePackets for linear PCM): what a
+/// `Recorder` uses for `record(to:)`, also usable on its own for buffers from `setInputHandler`.
+/// Use it from one thread at a time.
+public final class SoundFileWriter: @unchecked Sendable {
+    // @unchecked Sendable: a Recorder hands it once from the creating thread to the delivery thread
+    // through a Mutex and never uses it from two threads at once; other users must do the same.
+    public let path: String
+    public let fileType: FileType
     private let channelCount: Int
     private var file: OpaquePointer?
     private let descriptor: Int32
@@ -52,11 +53,12 @@ final class SoundFileWriter: @unchecked Sendable {
     private let writesRawBigEndian: Bool
     /// Host-order samples for containers that are not big-endian PCM; sized once.
     private var scratch: [Int16]
-    private(set) var framesWritten: Int64 = 0
+    public private(set) var framesWritten: Int64 = 0
 
     /// Creates the file exclusively (no race with another creator; a symlink at the path is refused)
     /// with the user's umask, unless `overwrite` is true.
-    init(path: String, format: StreamFormat, overwrite: Bool, maxFramesPerWrite: Int) throws(RecorderError) {
+    public init(path: String, format: StreamFormat, overwrite: Bool = false,
+                maxFramesPerWrite: Int = 4_410) throws(RecorderError) {
         guard let type = FileType(path: path) else {
             throw RecorderError(.unsupportedFileType,
                 "cannot tell the file type of '\(path)': end the name in .aiff, .aif, .wav, .caf or .flac")
@@ -113,7 +115,7 @@ final class SoundFileWriter: @unchecked Sendable {
 
     /// Appends whole frames of interleaved S16BE samples (packets), then refreshes the header so the
     /// file on disk is valid at every buffer.
-    func write(bigEndianS16 bytes: UnsafeRawBufferPointer) throws(RecorderError) {
+    public func write(bigEndianS16 bytes: UnsafeRawBufferPointer) throws(RecorderError) {
         guard let file, !bytes.isEmpty else { return }
         let frames = bytes.count / (channelCount * 2)
         if writesRawBigEndian {
@@ -155,7 +157,7 @@ final class SoundFileWriter: @unchecked Sendable {
     }
 
     /// Finalizes the header and closes the file. Idempotent.
-    func close() {
+    public func close() {
         guard let file else { return }
         self.file = nil
         sf_close(file)
