@@ -1,0 +1,65 @@
+// Faults a recording must survive (issue 4, first part): SIGKILL, the server dying, nothing to record.
+import Foundation
+import Testing
+import TestSupport
+
+@Suite(.timeLimit(.minutes(1)))
+struct FaultTests {
+    @Test func afterSIGKILLTheFileIsValidAndLosesAtMostThreeTenthsOfASecond() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/killed.aiff"
+            let process = try RunningProcess(try builtProduct("recorder"),
+                ["record", path, "--source", PrivateServer.monoSink + ".monitor", "--levels-json"],
+                environment: server.clientEnvironment)
+            var frames: Int64 = 0
+            for await line in process.lines {
+                frames = try JSONDecoder().decode(LevelLine.self, from: Data(line.utf8)).frames
+                if frames >= 88_200 { break }
+            }
+            process.send(SIGKILL)
+            let (status, _) = process.wait()
+            #expect(status == 9)
+            // No chance to finalize: the header written with the last buffer must describe the data.
+            let file = try readSoundFile(path)
+            #expect(Int64(file.frames) >= frames - 13_230, "\(file.frames) frames on disk, \(frames) reported")
+            let soxi = try runProcess("soxi", ["-s", path])
+            #expect(Int(soxi.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) == file.frames)
+        }
+    }
+
+    @Test func whenTheServerDiesTheFileIsFinalizedAndTheExitIs74() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/lost.aiff"
+            let process = try RunningProcess(try builtProduct("recorder"),
+                ["record", path, "--source", PrivateServer.monoSink + ".monitor", "--levels-json"],
+                environment: server.clientEnvironment)
+            var frames: Int64 = 0
+            for await line in process.lines {
+                frames = try JSONDecoder().decode(LevelLine.self, from: Data(line.utf8)).frames
+                if frames >= 22_050 { break }
+            }
+            kill(server.pid, SIGKILL)
+            for await _ in process.lines {}
+            let (status, stderr) = process.wait()
+            #expect(status == 74)
+            #expect(stderr.contains("recorder: capture from '\(PrivateServer.monoSink).monitor' stopped: the server closed the stream"))
+            let file = try readSoundFile(path)
+            #expect(Int64(file.frames) >= frames)
+            #expect(stderr.contains("recorded \(path): ") && stderr.contains("\(file.frames) frames"))
+        }
+    }
+
+    /// sox is not asked: it refuses every AIFF whose SSND chunk holds no sound bytes ("Missing SSND
+    /// chunk", the same for an empty file libsndfile writes by itself); making one it accepts is issue 4.6.
+    @Test func anEmptyRecordingIsAValidAIFFWithZeroFrames() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/empty.aiff"
+            let result = try recorder(["record", path, "--duration", "0"], server: server)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("0.000 s, 0 frames"))
+            let file = try readSoundFile(path)
+            #expect(file.frames == 0 && file.channels == 1 && file.sampleRate == 44_100)
+            #expect(Array(try fileHeader(path)[8..<12]) == Array("AIFF".utf8))
+        }
+    }
+}
