@@ -11,16 +11,7 @@ struct Record: AsyncParsableCommand {
     @Argument(help: "The file to write; it must not exist unless --force is given.")
     var output: String
 
-    @OptionGroup var serverOptions: ServerOptions
-
-    @Option(help: "Stop after exactly this many seconds (rounded to whole frames).")
-    var duration: Double?
-
-    @Option(help: "Sample rate in Hz (the server converts).")
-    var rate = 44_100
-
-    @Option(help: "Channel count, 1 to 32.")
-    var channels = 1
+    @OptionGroup var capture: CaptureOptions
 
     @Flag(help: "Replace OUTPUT if it exists.")
     var force = false
@@ -32,34 +23,21 @@ struct Record: AsyncParsableCommand {
     var levelsJSON = false
 
     func validate() throws {
-        if let duration, !(duration.isFinite && duration >= 0) {
-            throw ValidationError("invalid duration \(duration): use 0 or more seconds")
-        }
         if FileType(path: output) == nil {
             throw ValidationError("cannot tell the file type of '\(output)': end the name in .aiff, .aif, .wav, .caf or .flac")
-        }
-        do {
-            _ = try StreamFormat(sampleRate: rate, channelCount: channels)
-        } catch {
-            throw ValidationError(error.message)
         }
     }
 
     func run() async throws {
-        let recorder: Recorder
-        do {
-            let format = try StreamFormat(sampleRate: rate, channelCount: channels)
-            recorder = try Recorder(format: format, source: serverOptions.source, server: serverOptions.server)
-        } catch {
-            throw fail(error)
-        }
+        let recorder = try capture.startRecorder()
+        let channels = capture.channels
         let display = LiveOutput.stderrIsTerminal && !quiet
         let live = LiveOutput(channelCount: channels, display: display, json: levelsJSON, path: output)
         // Levels only when something shows them: each reading wakes a thread, which is most of the cost
         // of a quiet recording.
         let readings: AsyncStream<LevelReading> = display || levelsJSON ? recorder.levelReadings()
             : AsyncStream { $0.finish() }
-        let limit = duration.map { Int64(($0 * Double(rate)).rounded()) }
+        let limit = capture.frameLimit
         let fileStart: Int64
         do {
             fileStart = try recorder.record(to: output, overwrite: force, frameLimit: limit)
@@ -69,7 +47,7 @@ struct Record: AsyncParsableCommand {
         }
         let signals = StopSignals { _ = try? recorder.stopRecording() }
         live.start()
-        let sampleRate = Double(rate)
+        let sampleRate = Double(capture.rate)
         let consumer = Task {
             for await reading in readings {
                 // Only readings of buffers inside the file: it starts at fileStart and ends at its
@@ -93,7 +71,7 @@ struct Record: AsyncParsableCommand {
         await consumer.value
         await live.finish()
         guard let summary else { throw ExitCode(ExitStatus.other) }
-        if !quiet { printSummary(summary, rate: rate) }
+        if !quiet { printSummary(summary, rate: capture.rate) }
         if let error = summary.error { throw fail(error) }
     }
 

@@ -64,12 +64,46 @@ func fail(_ error: RecorderError, hint: String? = nil) -> ExitCode {
     return ExitCode(ExitStatus.status(for: error))
 }
 
-struct ServerOptions: ParsableArguments {
+/// What `record` and `meter` share: where to capture from, in which format, for how long.
+struct CaptureOptions: ParsableArguments {
     @Option(help: "Capture source name (default: the server's default source; see `recorder sources`).")
     var source: String?
 
     @Option(help: "Server address, e.g. unix:/run/user/1000/pulse/native (default: PULSE_SERVER or the usual lookup).")
     var server: String?
+
+    @Option(help: "Stop after exactly this many seconds (rounded to whole frames).")
+    var duration: Double?
+
+    @Option(help: "Sample rate in Hz (the server converts).")
+    var rate = 44_100
+
+    @Option(help: "Channel count, 1 to 32.")
+    var channels = 1
+
+    func validate() throws {
+        if let duration, !(duration.isFinite && duration >= 0) {
+            throw ValidationError("invalid duration \(duration): use 0 or more seconds")
+        }
+        do {
+            _ = try StreamFormat(sampleRate: rate, channelCount: channels)
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+
+    /// `duration` in frames at `rate`.
+    var frameLimit: Int64? { duration.map { Int64(($0 * Double(rate)).rounded()) } }
+
+    /// Connects and starts capturing, or reports the error and exits with its status.
+    func startRecorder() throws -> Recorder {
+        do {
+            return try Recorder(format: try StreamFormat(sampleRate: rate, channelCount: channels),
+                                source: source, server: server)
+        } catch {
+            throw fail(error)
+        }
+    }
 }
 
 struct Sources: ParsableCommand {

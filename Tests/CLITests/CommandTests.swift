@@ -151,14 +151,7 @@ struct CommandTests {
     }
 
     @Test func aFullDiskExits74WithAValidFile() async throws {
-        let mountPoint = try temporaryDirectory(prefix: "recorder-tiny")
-        let mount = try runProcess("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint])
-        guard mount.status == 0 else {
-            Issue.record("cannot mount a tmpfs here (\(mount.stderr)); run the tests as root to check disk-full handling")
-            return
-        }
-        defer { _ = try? runProcess("umount", [mountPoint]) }
-        try await withPrivateServer { server in
+        try await withTinyDisk { mountPoint in try await withPrivateServer { server in
             let path = mountPoint + "/take.aiff"
             let result = try recorder(["record", path, "--duration", "5"], server: server)
             #expect(result.status == 74)
@@ -167,7 +160,7 @@ struct CommandTests {
             let file = try readSoundFile(path)
             #expect(file.frames > 20_000)
             #expect(result.stderr.contains("\(file.frames) frames"))
-        }
+        } }
     }
 
     @Test func sourcesListsTheServersSources() async throws {

@@ -3,19 +3,26 @@ import Foundation
 import Testing
 import TestSupport
 
+/// Starts `recorder record PATH --levels-json` on the mono sink's monitor and returns once the JSON lines
+/// report at least `frames` frames, with the frames last reported.
+private func recording(to path: String, on server: PrivateServer,
+                       through frames: Int64) async throws -> (RunningProcess, Int64) {
+    let process = try RunningProcess(try builtProduct("recorder"),
+        ["record", path, "--source", PrivateServer.monoSink + ".monitor", "--levels-json"],
+        environment: server.clientEnvironment)
+    for await line in process.lines {
+        let reported = try JSONDecoder().decode(LevelLine.self, from: Data(line.utf8)).frames
+        if reported >= frames { return (process, reported) }
+    }
+    throw TestFailure("recorder stopped before \(frames) frames: \(process.wait().stderr)")
+}
+
 @Suite(.timeLimit(.minutes(1)))
 struct FaultTests {
     @Test func afterSIGKILLTheFileIsValidAndLosesAtMostThreeTenthsOfASecond() async throws {
         try await withPrivateServer { server in
             let path = try temporaryDirectory() + "/killed.aiff"
-            let process = try RunningProcess(try builtProduct("recorder"),
-                ["record", path, "--source", PrivateServer.monoSink + ".monitor", "--levels-json"],
-                environment: server.clientEnvironment)
-            var frames: Int64 = 0
-            for await line in process.lines {
-                frames = try JSONDecoder().decode(LevelLine.self, from: Data(line.utf8)).frames
-                if frames >= 88_200 { break }
-            }
+            let (process, frames) = try await recording(to: path, on: server, through: 88_200)
             process.send(SIGKILL)
             let (status, _) = process.wait()
             #expect(status == 9)
@@ -30,14 +37,7 @@ struct FaultTests {
     @Test func whenTheServerDiesTheFileIsFinalizedAndTheExitIs74() async throws {
         try await withPrivateServer { server in
             let path = try temporaryDirectory() + "/lost.aiff"
-            let process = try RunningProcess(try builtProduct("recorder"),
-                ["record", path, "--source", PrivateServer.monoSink + ".monitor", "--levels-json"],
-                environment: server.clientEnvironment)
-            var frames: Int64 = 0
-            for await line in process.lines {
-                frames = try JSONDecoder().decode(LevelLine.self, from: Data(line.utf8)).frames
-                if frames >= 22_050 { break }
-            }
+            let (process, frames) = try await recording(to: path, on: server, through: 22_050)
             kill(server.pid, SIGKILL)
             for await _ in process.lines {}
             let (status, stderr) = process.wait()

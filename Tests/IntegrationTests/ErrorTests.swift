@@ -92,15 +92,8 @@ struct ErrorTests {
     }
 
     @Test func aFullDiskEndsTheRecordingWithThePathTheReasonAndAValidFile() async throws {
-        let mountPoint = try temporaryDirectory(prefix: "recorder-tiny")
-        // A 64 KiB tmpfs: about 0.7 s of 44.1 kHz mono. Needs root (CI runs as root).
-        let mount = try runProcess("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint])
-        guard mount.status == 0 else {
-            Issue.record("cannot mount a tmpfs here (\(mount.stderr)); run the tests as root to check disk-full handling")
-            return
-        }
-        defer { _ = try? runProcess("umount", [mountPoint]) }
-        try await withPrivateServer { server in
+        // A 64 KiB tmpfs: about 0.7 s of 44.1 kHz mono.
+        try await withTinyDisk { mountPoint in try await withPrivateServer { server in
             let recorder = try Recorder(source: PrivateServer.sineSource, server: server.address)
             defer { recorder.stop() }
             let path = mountPoint + "/take.aiff"
@@ -114,7 +107,7 @@ struct ErrorTests {
             // Everything written before the failure is readable, with a header that says so.
             let file = try readSoundFile(path)
             #expect(Int64(file.frames) == summary.frameCount)
-        }
+        } }
     }
 
     @Test func callsOutOfOrderAreInvalidState() async throws {
