@@ -49,9 +49,7 @@ struct FaultTests {
         }
     }
 
-    /// sox is not asked: it refuses every AIFF whose SSND chunk holds no sound bytes ("Missing SSND
-    /// chunk", the same for an empty file libsndfile writes by itself); making one it accepts is issue 4.6.
-    @Test func anEmptyRecordingIsAValidAIFFWithZeroFrames() async throws {
+    @Test func anEmptyRecordingIsAValidAIFFWithZeroFramesThatSoxAndLibsndfileOpen() async throws {
         try await withPrivateServer { server in
             let path = try temporaryDirectory() + "/empty.aiff"
             let result = try recorder(["record", path, "--duration", "0"], server: server)
@@ -59,6 +57,10 @@ struct FaultTests {
             #expect(result.stderr.contains("0.000 s, 0 frames"))
             let file = try readSoundFile(path)
             #expect(file.frames == 0 && file.channels == 1 && file.sampleRate == 44_100)
+            let sox = try runProcess("sox", [path, "-n", "stat"])
+            #expect(sox.status == 0, "\(sox.stderr)")
+            #expect(sox.stderr.contains("Samples read:                 0"), "\(sox.stderr)")
+            #expect(try runProcess("soxi", ["-s", path]).stdout == "0\n")
             #expect(Array(try fileHeader(path)[8..<12]) == Array("AIFF".utf8))
         }
     }

@@ -161,7 +161,35 @@ public final class SoundFileWriter: @unchecked Sendable {
         guard let file else { return }
         self.file = nil
         sf_close(file)
+        if fileType == .aiff && framesWritten == 0 { padEmptySoundChunk() }
         Glibc.close(descriptor)
+    }
+
+    /// sox refuses an AIFF whose SSND chunk holds no bytes ("Missing SSND chunk"), which is what an empty
+    /// recording is. The AIFF spec lets SSND's `offset` field skip bytes before the first sample frame, so
+    /// an empty file gets offset 4 and 4 zero bytes: still 0 frames for libsndfile, and sox opens it.
+    private func padEmptySoundChunk() {
+        let padding: UInt32 = 4
+        var header = [UInt8](repeating: 0, count: 12)
+        guard pread(descriptor, &header, 12, 0) == 12, header[0..<4].elementsEqual("FORM".utf8) else { return }
+        var position: off_t = 12
+        var chunk = [UInt8](repeating: 0, count: 16)
+        while pread(descriptor, &chunk, 8, position) == 8 {
+            let size = chunk[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            if chunk[0..<4].elementsEqual("SSND".utf8) {
+                // Only the layout libsndfile writes for an empty file: an 8-byte SSND chunk at the end.
+                var status = stat()
+                guard size == 8, fstat(descriptor, &status) == 0, status.st_size == position + 16 else { return }
+                func bigEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
+                let formSize = header[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } + padding
+                let soundChunk = Array("SSND".utf8) + bigEndian(8 + padding) + bigEndian(padding) + bigEndian(0)
+                    + [UInt8](repeating: 0, count: Int(padding))
+                _ = pwrite(descriptor, soundChunk, soundChunk.count, position)
+                _ = pwrite(descriptor, bigEndian(formSize), 4, 4)
+                return
+            }
+            position += off_t(8 + size + size % 2)
+        }
     }
 
     deinit { close() }
