@@ -22,8 +22,10 @@ public final class PrivateServer: @unchecked Sendable {
     public static let monoSink = "rk_mono"
     public static let stereoSink = "rk_stereo"
     public static let sineSource = "rk_sine"
+    public static func manySink(_ index: Int) -> String { "rk_many_\(index)" }
 
-    public init() throws {
+    /// `extraMonoSinks` more mono null sinks, named `manySink(i)` for i in 0..<extraMonoSinks.
+    public init(extraMonoSinks: Int = 0) throws {
         directory = try temporaryDirectory(prefix: "recorder-pulse")
         let script = """
             load-module module-native-protocol-unix socket=\(directory)/native auth-anonymous=1
@@ -33,7 +35,9 @@ public final class PrivateServer: @unchecked Sendable {
             set-default-source \(Self.sineSource)
             set-default-sink \(Self.monoSink)
 
-            """
+            """ + (0..<extraMonoSinks).map {
+                "load-module module-null-sink sink_name=\(Self.manySink($0)) rate=44100 channels=1 format=s16le norewinds=1\n"
+            }.joined()
         try script.write(toFile: directory + "/server.pa", atomically: true, encoding: .utf8)
         // --daemonize=yes returns once the daemon has finished starting: the socket is ready then.
         let result = try runProcess("pulseaudio", [
@@ -97,8 +101,9 @@ public final class PrivateServer: @unchecked Sendable {
 }
 
 /// Starts a private server, runs `body`, and stops the server whatever happens.
-public func withPrivateServer<T>(_ body: (PrivateServer) async throws -> T) async throws -> T {
-    let server = try PrivateServer()
+public func withPrivateServer<T>(extraMonoSinks: Int = 0,
+                                 _ body: (PrivateServer) async throws -> T) async throws -> T {
+    let server = try PrivateServer(extraMonoSinks: extraMonoSinks)
     defer { server.stop() }
     return try await body(server)
 }
