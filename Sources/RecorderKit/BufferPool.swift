@@ -67,6 +67,19 @@ final class Semaphore: @unchecked Sendable {
     func wait() {
         while sem_wait(sem) != 0 && errno == EINTR {}
     }
+
+    /// Waits at most `milliseconds`; true if it was posted.
+    func wait(milliseconds: Int) -> Bool {
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        let nanoseconds = Int(deadline.tv_nsec) + milliseconds * 1_000_000
+        deadline.tv_sec += nanoseconds / 1_000_000_000
+        deadline.tv_nsec = nanoseconds % 1_000_000_000
+        while true {
+            if sem_timedwait(sem, &deadline) == 0 { return true }
+            if errno != EINTR { return false }
+        }
+    }
 }
 
 /// `count` buffers of `capacityBytes` each, allocated once, with per-buffer frame position and length.
@@ -123,11 +136,75 @@ final class FrameCounter: Sendable {
     var frames: Int64 { value.load(ordering: .relaxed) }
 }
 
+/// Something the capture side noticed, for the delivery thread to report: a fixed-size record.
+struct CaptureNotice: Sendable, Equatable {
+    enum Kind: Sendable, Equatable {
+        /// `count` frames lost at `frame` (a hole from the server, or dropped before libpulse's queue
+        /// overflowed); silence of that length stands in their place.
+        case dropped
+        /// The server or source went away and came back: `count` frames of silence at `frame`.
+        case gap
+        /// The stream was moved to another source at `frame`.
+        case moved
+        /// The source was suspended (`count` 1) or resumed (`count` 0) at `frame`.
+        case suspended
+    }
+    var kind: Kind
+    var frame: Int64
+    var count: Int64
+}
+
+/// A single-producer single-consumer queue of notices, preallocated. The producer is whoever holds
+/// the mainloop lock (the mainloop thread in a callback, or a thread that took the lock), so producers
+/// never overlap. When full, a notice is not queued and `overflowed` is counted (the frame totals
+/// stay exact in `FrameCounter`s).
+final class NoticeRing: @unchecked Sendable {
+    // @unchecked Sendable: same protocol as IndexRing: `slots` written by the producer before its
+    // release store of `tail`, read by the consumer after its acquire load of it.
+    private let slots: UnsafeMutablePointer<CaptureNotice>
+    private let capacity: Int
+    private let head = Atomic<Int>(0)
+    private let tail = Atomic<Int>(0)
+    let overflowed = Atomic<Int>(0)
+
+    init(capacity: Int = 256) {
+        self.capacity = capacity
+        slots = .allocate(capacity: capacity)
+        slots.initialize(repeating: CaptureNotice(kind: .dropped, frame: 0, count: 0), count: capacity)
+    }
+
+    deinit {
+        slots.deinitialize(count: capacity)
+        slots.deallocate()
+    }
+
+    func push(_ notice: CaptureNotice) {
+        let t = tail.load(ordering: .relaxed)
+        guard t - head.load(ordering: .acquiring) < capacity else {
+            overflowed.add(1, ordering: .relaxed)
+            return
+        }
+        slots[t % capacity] = notice
+        tail.store(t + 1, ordering: .releasing)
+    }
+
+    func pop() -> CaptureNotice? {
+        let h = head.load(ordering: .relaxed)
+        guard h != tail.load(ordering: .acquiring) else { return nil }
+        let notice = slots[h % capacity]
+        head.store(h + 1, ordering: .releasing)
+        return notice
+    }
+}
+
 /// The producer side of the pool: copies incoming bytes into the buffer being filled and hands it on.
 ///
 /// Used by one thread at a time (libpulse's mainloop thread, or another thread holding the mainloop
 /// lock). Allocates nothing and never blocks: when no buffer is free it takes no more bytes, and the
 /// caller leaves the rest with libpulse until the consumer frees a buffer.
+///
+/// Silence owed to the timeline (frames dropped, a reconnection gap) is kept as a byte count and
+/// written into the next buffers before any later data, so positions stay exact.
 struct BufferFiller: ~Copyable {
     private let pool: BufferPool
     private let bytesPerFrame: Int
@@ -135,9 +212,16 @@ struct BufferFiller: ~Copyable {
     private var filling: Int?
     private var filledBytes = 0
     private var bytePosition: Int64 = 0
+    /// Silence owed before the next data.
+    private var pendingSilence: Int64 = 0
 
-    /// Frames the server reported lost (holes), written as silence. Read from any thread.
+    /// Frames lost in capture (holes, or dropped to keep libpulse's queue from overflowing), written
+    /// as silence. Read from any thread.
     let droppedFrames = FrameCounter()
+    /// Frames of silence written for reconnection gaps. Read from any thread.
+    let gapFrames = FrameCounter()
+    /// What happened where, for the delivery thread.
+    let notices = NoticeRing()
 
     init(pool: BufferPool, bytesPerFrame: Int, dataReady: Semaphore) {
         self.pool = pool
@@ -145,12 +229,59 @@ struct BufferFiller: ~Copyable {
         self.dataReady = dataReady
     }
 
-    /// Frames taken so far: the position of the next frame.
+    /// Frames taken into buffers so far: the position of the next frame written.
     var framePosition: Int64 { bytePosition / Int64(bytesPerFrame) }
 
+    /// Frames of the timeline so far, owed silence included: where the next incoming byte belongs.
+    var timelineFrames: Int64 { (bytePosition + pendingSilence) / Int64(bytesPerFrame) }
+
+    /// True when no owed silence waits for a free buffer.
+    var isCaughtUp: Bool { pendingSilence == 0 }
+
     /// Takes up to `length` bytes (`data == nil`: a hole, taken as silence and counted as dropped).
-    /// Returns how many it took: fewer than `length` only when no buffer is free.
+    /// Owed silence goes first. Returns how many bytes of `data` it took: fewer than `length` only
+    /// when no buffer is free.
     mutating func append(_ data: UnsafeRawPointer?, _ length: Int) -> Int {
+        if data == nil {
+            // A hole from the server: owed silence like any other drop, placed where it belongs.
+            drop(length)
+            _ = writeOwedSilence()
+            return length
+        }
+        guard writeOwedSilence() else { return 0 }
+        return copy(data, length)
+    }
+
+    /// Counts `length` bytes as lost at the current end of the timeline and owes silence for them.
+    mutating func drop(_ length: Int) {
+        let frames = Int64(length / bytesPerFrame)
+        guard frames > 0 else { return }
+        notices.push(CaptureNotice(kind: .dropped, frame: timelineFrames, count: frames))
+        droppedFrames.add(frames)
+        pendingSilence += frames * Int64(bytesPerFrame)
+    }
+
+    /// Owes `frames` of silence for time when nothing could be captured (server or source gone).
+    mutating func insertGap(frames: Int64) {
+        guard frames > 0 else { return }
+        notices.push(CaptureNotice(kind: .gap, frame: timelineFrames, count: frames))
+        gapFrames.add(frames)
+        pendingSilence += frames * Int64(bytesPerFrame)
+    }
+
+    /// Writes owed silence into free buffers; true when none is left owing.
+    mutating func writeOwedSilence() -> Bool {
+        while pendingSilence > 0 {
+            let chunk = Int(min(pendingSilence, Int64(pool.capacityBytes)))
+            let taken = copy(nil, chunk)
+            pendingSilence -= Int64(taken)
+            if taken < chunk { return false }
+        }
+        return true
+    }
+
+    /// Copies (or zero-fills, for nil) into buffers until done or none is free.
+    private mutating func copy(_ data: UnsafeRawPointer?, _ length: Int) -> Int {
         var offset = 0
         while offset < length {
             if filling == nil {
@@ -171,9 +302,6 @@ struct BufferFiller: ~Copyable {
             offset += count
             bytePosition += Int64(count)
             if filledBytes == pool.capacityBytes { handOff() }
-        }
-        if data == nil {
-            droppedFrames.add(Int64(offset / bytesPerFrame))
         }
         return offset
     }

@@ -31,16 +31,47 @@ public struct CapturedBuffer {
     }
 }
 
+/// A stretch of a recording written as silence because nothing could be captured there.
+public struct RecordingGap: Sendable, Hashable {
+    public enum Reason: String, Sendable, Hashable {
+        /// Frames lost in capture: a hole from the server, or dropped because the receive queue was
+        /// about to overflow while every buffer was busy.
+        case dropped
+        /// The server or the source went away and the recorder reconnected (the `reconnect` option).
+        case serverLost = "server-lost"
+    }
+    /// Frames from the recording's first frame (across split files) to the gap's first frame.
+    public let startFrame: Int64
+    public let frameCount: Int64
+    public let reason: Reason
+    /// `startFrame` and `frameCount` in seconds.
+    public let start: Double
+    public let duration: Double
+
+    init(startFrame: Int64, frameCount: Int64, reason: Reason, sampleRate: Int) {
+        self.startFrame = startFrame
+        self.frameCount = frameCount
+        self.reason = reason
+        start = Double(startFrame) / Double(sampleRate)
+        duration = Double(frameCount) / Double(sampleRate)
+    }
+}
+
 /// What happened to one recording (one `record(to:)` … stop cycle).
 public struct RecordingSummary: Sendable, Hashable {
+    /// The (first) file.
     public let path: String
+    /// Every file written, in order: `path`, then `path-002`, `-003`… when the recording was split.
+    public let files: [String]
     public let fileType: FileType
-    /// Recorder frame position of the file's first frame.
+    /// Recorder frame position of the first file's first frame.
     public let startFrame: Int64
-    /// Frames in the file.
+    /// Frames in the recording (all files together).
     public let frameCount: Int64
-    /// Frames inside the file that were lost in capture and written as silence to keep time.
+    /// Frames inside the recording that were lost in capture and written as silence to keep time.
     public let droppedFrames: Int64
+    /// Every stretch written as silence (dropped frames, reconnection gaps), in order.
+    public let gaps: [RecordingGap]
     /// Per channel over the whole file: sample peak and RMS in dBFS (same definition as the meters).
     public let levels: [LevelMeterState]
     /// Per channel: samples at full scale (|s| ≥ 32 767) in the file.
@@ -52,9 +83,21 @@ public struct RecordingSummary: Sendable, Hashable {
 
 /// Things an embedder may want to know as they happen.
 public enum RecorderEvent: Sendable, Hashable {
-    /// Frames were lost in capture (no free buffer, or a hole from the server); in a file they are
-    /// replaced by silence of the same length.
+    /// Frames were lost in capture (a hole from the server, or the receive queue about to overflow
+    /// while every buffer was busy); in a file they are replaced by silence of the same length.
     case framesDropped(count: Int64, atFrame: Int64)
+    /// The stream was moved to another source (by the user or the server), from `atFrame` on.
+    case sourceMoved(to: String, atFrame: Int64)
+    /// The source was suspended (no audio flows until it resumes).
+    case sourceSuspended(atFrame: Int64)
+    /// The source resumed after a suspension.
+    case sourceResumed(atFrame: Int64)
+    /// The server or source went away; with the `reconnect` option the recorder is waiting for it.
+    case captureInterrupted(RecorderError, atFrame: Int64)
+    /// Capture resumed after an interruption; `gapFrames` of silence were written at `atFrame`.
+    case captureResumed(gapFrames: Int64, atFrame: Int64)
+    /// A split recording continues in a new file from `atFrame` (recorder frame position).
+    case fileStarted(path: String, atFrame: Int64)
     /// A recording ended (stopRecording, its duration reached, or a failure: see `error`).
     case recordingFinished(RecordingSummary)
     /// Capture stopped because the stream failed (server gone, source removed).

@@ -11,8 +11,10 @@ import Synchronization
 /// Capture runs through `bufferCount` rotating buffers of `bufferDuration` (3 × 100 ms by default):
 /// libpulse's read callback fills one, hands it on when full and takes the next free one; a delivery
 /// thread meters it, passes it to the input handler and the file, and returns it to the free set.
-/// When no buffer is free, frames are dropped, counted (`droppedFrames`) and reported as an event, and
-/// a file being written gets silence of the same length so it stays time-aligned.
+/// When no buffer is free, the read callback leaves the data in libpulse's receive queue and reads
+/// on as soon as one is freed; only if that queue is about to overflow (`maxQueueDuration`) are frames
+/// dropped: counted (`droppedFrames`), reported as an event with their position, and replaced by
+/// silence of the same length so a file stays time-aligned.
 ///
 /// All methods may be called from any thread.
 public final class Recorder: @unchecked Sendable {
@@ -30,7 +32,6 @@ public final class Recorder: @unchecked Sendable {
     /// How many buffers rotate.
     public let bufferCount: Int
 
-    private let connection: PulseConnection
     private let capture: CaptureStream
     private let delivery: Delivery
     private let dataReady = Semaphore()
@@ -51,10 +52,17 @@ public final class Recorder: @unchecked Sendable {
     ///   - bufferCount: rotating capture buffers, 2…64 (AudioQueue code typically uses 3).
     ///   - bufferDuration: each buffer's length in milliseconds, 10…2000; also the fragment size asked
     ///     of the server and the metering interval.
+    ///   - maxQueueDuration: how much audio (ms) libpulse may hold for the recorder while every buffer
+    ///     is busy (a stalled disk or input handler) before frames are dropped; nil: the server's
+    ///     maximum (4 MiB, 47 s of 44.1 kHz mono). At least 4 buffers' worth.
+    ///   - reconnectTimeout: when the server or the source goes away, wait this many seconds for it to
+    ///     come back and go on in the same file with a gap of silence (nil: end the recording with an
+    ///     error at once).
     /// - Throws: `RecorderError` (`.invalidFormat`, `.serverUnreachable`, `.sourceNotFound`,
     ///   `.streamFailed`) with a one-line message.
     public init(format: StreamFormat = .default, source: String? = nil, server: String? = nil,
                 bufferCount: Int = 3, bufferDuration milliseconds: Int = 100,
+                maxQueueDuration: Int? = nil, reconnectTimeout: Double? = nil,
                 clientName: String = "recorder") throws(RecorderError) {
         guard (2...64).contains(bufferCount) else {
             throw RecorderError(.invalidFormat, "invalid buffer count \(bufferCount): use 2 to 64 buffers")
@@ -63,17 +71,26 @@ public final class Recorder: @unchecked Sendable {
             throw RecorderError(.invalidFormat,
                 "invalid buffer duration \(milliseconds) ms: use 10 to 2000 ms (100 ms is the design default)")
         }
+        if let maxQueueDuration, maxQueueDuration < 4 * milliseconds {
+            throw RecorderError(.invalidFormat,
+                "invalid queue duration \(maxQueueDuration) ms: use at least 4 buffers' worth (\(4 * milliseconds) ms)")
+        }
+        if let reconnectTimeout, !(reconnectTimeout.isFinite && reconnectTimeout >= 0) {
+            throw RecorderError(.invalidFormat, "invalid reconnect timeout \(reconnectTimeout) s: use 0 or more seconds")
+        }
         self.format = format
         self.bufferCount = bufferCount
         bufferFrameCapacity = max(1, format.frames(milliseconds: milliseconds))
         let capacityBytes = bufferFrameCapacity * format.bytesPerFrame
         let pool = BufferPool(count: bufferCount, capacityBytes: capacityBytes)
-        connection = try PulseConnection(server: server, clientName: clientName)
-        capture = try CaptureStream(connection: connection, format: format, source: source,
-                                    fragmentBytes: capacityBytes, pool: pool, dataReady: dataReady)
+        capture = try CaptureStream(format: format, source: source, server: server, clientName: clientName,
+                                    fragmentBytes: capacityBytes,
+                                    maxQueueBytes: maxQueueDuration.map { format.frames(milliseconds: $0) * format.bytesPerFrame },
+                                    pool: pool, dataReady: dataReady)
         sourceName = capture.sourceName
-        serverName = connection.serverName
-        delivery = Delivery(format: format, pool: pool, capture: capture, dataReady: dataReady)
+        serverName = capture.serverName
+        delivery = Delivery(format: format, pool: pool, capture: capture, dataReady: dataReady,
+                            reconnectTimeout: reconnectTimeout)
         let delivery = self.delivery
         lifecycle.withLock { $0.thread = startThread { delivery.run() } }
     }
@@ -90,12 +107,19 @@ public final class Recorder: @unchecked Sendable {
     ///   - overwrite: replace an existing file (AudioFile's EraseFile flag); off by default, when an
     ///     existing file is an error and is left untouched.
     ///   - frameLimit: stop by itself after exactly this many frames (see `record(to:duration:)`).
+    ///   - maxFramesPerFile, maxBytesPerFile: split the recording: when a file reaches either limit
+    ///     (or what its container can describe: 4 GiB for AIFF and WAV, always applied), it is closed and
+    ///     the recording goes on, frame-exact, in `name-002.ext`, `name-003.ext`… (`RecordingSummary.files`).
     /// - Returns: the recorder frame position of the file's first frame (compare with
     ///   `LevelReading.endFrame` and `CapturedBuffer.startFrame`).
     @discardableResult
-    public func record(to path: String, overwrite: Bool = false, frameLimit: Int64? = nil) throws(RecorderError) -> Int64 {
+    public func record(to path: String, overwrite: Bool = false, frameLimit: Int64? = nil,
+                       maxFramesPerFile: Int64? = nil, maxBytesPerFile: Int64? = nil) throws(RecorderError) -> Int64 {
         if let frameLimit, frameLimit < 0 {
             throw RecorderError(.invalidFormat, "invalid frame limit \(frameLimit): use 0 or more frames")
+        }
+        if let maxFramesPerFile, maxFramesPerFile < 1 {
+            throw RecorderError(.invalidFormat, "invalid file length \(maxFramesPerFile) frames: use 1 frame or more")
         }
         let start = try lifecycle.withLock { lifecycle throws(RecorderError) -> Int64 in
             guard !lifecycle.stopped else {
@@ -107,11 +131,20 @@ public final class Recorder: @unchecked Sendable {
             }
             let writer = try SoundFileWriter(path: path, format: format, overwrite: overwrite,
                                              maxFramesPerWrite: bufferFrameCapacity)
-            return connection.withLock {
+            if FileSession.limit(of: writer, maxFrames: maxFramesPerFile, maxBytes: maxBytesPerFile,
+                                 bytesPerFrame: format.bytesPerFrame) < 1 {
+                writer.close()
+                if !overwrite { unlink(path) }
+                throw RecorderError(.invalidFormat,
+                    "invalid file size limit \(maxBytesPerFile ?? 0) bytes: a \(writer.fileType.rawValue.uppercased()) "
+                    + "header alone takes \(writer.headerBytes); allow more")
+            }
+            return capture.withLock {
                 // The lock holds the read callback off: every frame after `start` reaches the new session.
                 let start = capture.framePosition
                 delivery.control.withLock { control in
-                    control.pending = FileSession(writer: writer, startFrame: start, channelCount: format.channelCount)
+                    control.pending = FileSession(writer: writer, format: format, overwrite: overwrite, startFrame: start,
+                                                  maxFramesPerFile: maxFramesPerFile, maxBytesPerFile: maxBytesPerFile)
                     control.recordingPath = path
                     control.endFrame = frameLimit.map { start + $0 }
                     control.flushed = false
@@ -137,7 +170,9 @@ public final class Recorder: @unchecked Sendable {
     public var isRecording: Bool { delivery.control.withLock { $0.recordingPath != nil } }
 
     /// Writes every frame captured so far, finalizes the header and closes the file; capture and
-    /// metering continue. Returns nil when nothing was being recorded.
+    /// metering continue. Like AudioQueueFlush before AudioQueueStop, it first asks the server how much
+    /// it has captured and waits (up to half a second) until all of that has arrived, so nothing the
+    /// server holds for this stream is thrown away. Returns nil when nothing was being recorded.
     /// - Throws: the recording's error if it ended by a failure (the file is still closed and valid).
     @discardableResult
     public func stopRecording() throws(RecorderError) -> RecordingSummary? {
@@ -150,9 +185,13 @@ public final class Recorder: @unchecked Sendable {
         let waiter = Semaphore()
         let recording = lifecycle.withLock { lifecycle -> Bool in
             if lifecycle.stopped && !evenIfStopped { return false }
+            guard delivery.control.withLock({ $0.recordingPath != nil }) else { return false }
+            // Everything the server captured for us up to now: wait for it to arrive (AudioQueueFlush).
+            let target = capture.withLock { capture.awaitServerCapturedFrames(timeout: 0.5) }
+            lastDrain.withLock { $0 = target }
             while true {
                 // Under the lock: take everything libpulse holds, hand on the partial buffer, cut there.
-                let outcome = connection.withLock { () -> Bool? in
+                let outcome = capture.withLock { () -> Bool? in
                     guard delivery.control.withLock({ $0.recordingPath != nil }) else { return nil }
                     guard capture.drainAndFlush() else { return false }
                     let end = capture.framePosition
@@ -176,7 +215,9 @@ public final class Recorder: @unchecked Sendable {
     }
 
     /// Blocks until the current recording ends (its duration reached, stopRecording, or a failure) and
-    /// returns its summary; returns nil at once when nothing is being recorded.
+    /// returns its summary. When no recording is in progress (a short one may already have ended), it
+    /// returns at once with the most recent recording's summary, or nil if there was none.
+    /// - Throws: the recording's error if it ended by a failure (the file is still closed and valid).
     @discardableResult
     public func waitForRecording() throws(RecorderError) -> RecordingSummary? {
         let waiter = Semaphore()
@@ -185,7 +226,7 @@ public final class Recorder: @unchecked Sendable {
             control.waiters.append(waiter)
             return true
         }
-        guard recording else { return nil }
+        guard recording else { return try lastRecordingResult() }
         waiter.wait()
         return try lastRecordingResult()
     }
@@ -232,7 +273,8 @@ public final class Recorder: @unchecked Sendable {
 
     /// Receives every filled buffer on the delivery thread (never the PulseAudio thread), like an
     /// AudioQueue input callback; the buffer is re-used once the handler returns. A slow handler
-    /// holds up the buffers: past `bufferCount` of them, frames are dropped and counted.
+    /// holds up the buffers: past `bufferCount` of them, audio waits in libpulse's queue, and past
+    /// `maxQueueDuration` frames are dropped, counted and replaced by silence.
     public func setInputHandler(_ handler: (@Sendable (CapturedBuffer) -> Void)?) {
         delivery.inputHandler.withLock { $0 = handler }
     }
@@ -240,8 +282,15 @@ public final class Recorder: @unchecked Sendable {
     /// Frames delivered through the buffers (dropped ones included) since capture began.
     public var capturedFrames: Int64 { delivery.framePosition.load(ordering: .acquiring) }
 
-    /// Frames lost in capture since it began (no free buffer, or holes reported by the server).
+    /// Frames lost in capture since it began (holes reported by the server, or dropped because the
+    /// receive queue was about to overflow), each replaced by silence.
     public var droppedFrames: Int64 { capture.droppedFrames.frames }
+
+    /// Frames of silence written for reconnection gaps since capture began.
+    public var gapFrames: Int64 { capture.gapFrames.frames }
+
+    /// For tests: the timeline frame up to which the server had captured when the last stop asked.
+    let lastDrain = Mutex<Int64?>(nil)
 
     // MARK: Lifecycle
 
@@ -260,7 +309,6 @@ public final class Recorder: @unchecked Sendable {
         delivery.control.withLock { $0.shuttingDown = true }
         dataReady.post()
         pthread_join(thread, nil)
-        connection.close()
         delivery.levels.finish()
         delivery.events.finish()
     }

@@ -12,9 +12,12 @@ import Foundation
 public final class PrivateServer: @unchecked Sendable {
     // @unchecked Sendable: immutable after start; `stop()` is idempotent under `lock`.
     public let directory: String
-    public let pid: pid_t
     private let lock = NSLock()
     private var stopped = false
+    private var currentPID: pid_t = 0
+
+    /// The daemon's process id (a new one after `restart()`).
+    public var pid: pid_t { lock.withLock { currentPID } }
 
     /// libpulse address of the server, for `Recorder(server:)` and `PULSE_SERVER`.
     public var address: String { "unix:\(directory)/native" }
@@ -39,6 +42,11 @@ public final class PrivateServer: @unchecked Sendable {
                 "load-module module-null-sink sink_name=\(Self.manySink($0)) rate=44100 channels=1 format=s16le norewinds=1\n"
             }.joined()
         try script.write(toFile: directory + "/server.pa", atomically: true, encoding: .utf8)
+        currentPID = try start()
+    }
+
+    /// Starts the daemon on this directory's socket and returns its pid.
+    private func start() throws -> pid_t {
         // --daemonize=yes returns once the daemon has finished starting: the socket is ready then.
         let result = try runProcess("pulseaudio", [
             "-n", "-F", directory + "/server.pa", "--daemonize=yes", "--exit-idle-time=30",
@@ -50,7 +58,29 @@ public final class PrivateServer: @unchecked Sendable {
             let log = (try? String(contentsOfFile: directory + "/log", encoding: .utf8)) ?? ""
             throw TestFailure("pulseaudio did not start (status \(result.status)): \(result.stderr) \(log)")
         }
-        self.pid = pid
+        return pid
+    }
+
+    /// Kills the daemon at once (SIGKILL), as a crash would, and waits until it is gone.
+    public func crash() {
+        let pid = self.pid
+        kill(pid, SIGKILL)
+        Self.awaitExit(pid)
+    }
+
+    /// Starts the daemon again after `crash()`: same socket, same sinks and sources.
+    public func restart() throws {
+        let pid = try start()
+        lock.withLock { currentPID = pid }
+    }
+
+    /// Polls for the exit of a process that is not our child (the daemon daemonized), bounded at ~5 s.
+    private static func awaitExit(_ pid: pid_t) {
+        var polls = 0
+        while kill(pid, 0) == 0 && polls < 500 {
+            usleep(10_000)
+            polls += 1
+        }
     }
 
     private static func environment(_ directory: String) -> [String: String] {
@@ -76,8 +106,9 @@ public final class PrivateServer: @unchecked Sendable {
     }
 
     /// Plays a sound file into `sink` at 100 % volume and returns when it has been played.
-    public func play(_ path: String, sink: String = PrivateServer.monoSink) throws {
-        try run("paplay", ["--volume=65536", "-d", sink, path])
+    /// The wait happens on a thread of its own, not on one of the cooperative threads.
+    public func play(_ path: String, sink: String = PrivateServer.monoSink) async throws {
+        _ = try await offThread { try self.run("paplay", ["--volume=65536", "-d", sink, path]) }
     }
 
     /// Stops the daemon and waits until it is gone, then removes its directory. Idempotent.
@@ -86,14 +117,9 @@ public final class PrivateServer: @unchecked Sendable {
         defer { lock.unlock() }
         guard !stopped else { return }
         stopped = true
-        kill(pid, SIGTERM)
-        // The daemon is not our child (it daemonized), so poll for its exit, bounded at ~5 s.
-        var polls = 0
-        while kill(pid, 0) == 0 && polls < 500 {
-            usleep(10_000)
-            polls += 1
-        }
-        if kill(pid, 0) == 0 { kill(pid, SIGKILL) }
+        kill(currentPID, SIGTERM)
+        Self.awaitExit(currentPID)
+        if kill(currentPID, 0) == 0 { kill(currentPID, SIGKILL) }
         try? FileManager.default.removeItem(atPath: directory)
     }
 

@@ -82,3 +82,14 @@ public func withTinyDisk<T>(size: String = "64k", _ body: (String) async throws 
     defer { _ = try? runProcess("umount", [mountPoint]) }
     return try await body(mountPoint)
 }
+
+/// Runs blocking `body` (a subprocess, a build) on a thread of its own and awaits it, so the two
+/// cooperative threads of this machine stay free for the tests' own awaits.
+@discardableResult
+public func offThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result { try body() })
+        }
+    }
+}

@@ -6,10 +6,12 @@ import TestSupport
 
 /// Runs `recorder ARGS` to the end against `server`.
 func recorder(_ arguments: [String], server: PrivateServer? = nil,
-              extraEnvironment: [String: String] = [:]) throws -> ProcessResult {
+              extraEnvironment: [String: String] = [:]) async throws -> ProcessResult {
     var environment = server?.clientEnvironment ?? ProcessInfo.processInfo.environment
     environment.merge(extraEnvironment) { $1 }
-    return try runProcess(try builtProduct("recorder"), arguments, environment: environment)
+    let executable = try builtProduct("recorder")
+    let settled = environment
+    return try await offThread { try runProcess(executable, arguments, environment: settled) }
 }
 
 /// The JSON level lines of stdout, parsed.
@@ -29,7 +31,7 @@ struct CommandTests {
     @Test func durationIsExactAndTheSummarySaysWhatWasWritten() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
-            let mono = try recorder(["record", directory + "/mono.aiff", "--duration", "0.5",
+            let mono = try await recorder(["record", directory + "/mono.aiff", "--duration", "0.5",
                                      "--source", PrivateServer.sineSource, "--server", server.address], server: server)
             #expect(mono.status == 0, "\(mono.stderr)")
             #expect(mono.stdout.isEmpty)
@@ -40,7 +42,7 @@ struct CommandTests {
             #expect(file.frames == 22_050 && file.channels == 1 && file.sampleRate == 44_100)
             #expect(Array(try fileHeader(directory + "/mono.aiff")[8..<12]) == Array("AIFF".utf8))
 
-            let stereo = try recorder(["record", directory + "/stereo.wav", "--duration", "0.25", "--rate", "48000",
+            let stereo = try await recorder(["record", directory + "/stereo.wav", "--duration", "0.25", "--rate", "48000",
                                        "--channels", "2", "--quiet"], server: server)
             #expect(stereo.status == 0, "\(stereo.stderr)")
             #expect(stereo.stderr.isEmpty)
@@ -53,7 +55,7 @@ struct CommandTests {
     @Test func levelsJSONIsOneObjectPerBufferMatchingTheSignal() async throws {
         try await withPrivateServer { server in
             let path = try temporaryDirectory() + "/take.aiff"
-            let result = try recorder(["record", path, "--duration", "1", "--levels-json", "--quiet"], server: server)
+            let result = try await recorder(["record", path, "--duration", "1", "--levels-json", "--quiet"], server: server)
             #expect(result.status == 0, "\(result.stderr)")
             let lines = try levelLines(result.stdout)
             #expect(lines.count >= 10 && lines.count <= 11, "\(lines.count) lines")
@@ -78,7 +80,7 @@ struct CommandTests {
                 environment: server.clientEnvironment)
             var lines = process.lines.makeAsyncIterator()
             _ = await lines.next()  // recording: the first buffer has been written
-            try server.play(directory + "/noise.wav")
+            try await server.play(directory + "/noise.wav")
             // Wait for a whole silent buffer after the noise, then interrupt.
             var sawSignal = false
             while let line = await lines.next() {
@@ -101,12 +103,12 @@ struct CommandTests {
         try await withPrivateServer { server in
             let path = try temporaryDirectory() + "/keep.aiff"
             try Data("precious".utf8).write(to: URL(fileURLWithPath: path))
-            let refused = try recorder(["record", path, "--duration", "0.1"], server: server)
+            let refused = try await recorder(["record", path, "--duration", "0.1"], server: server)
             #expect(refused.status == 73)
             #expect(refused.stderr == "recorder: '\(path)' already exists and was left untouched; choose another "
                     + "name or allow overwriting (pass --force to replace it)\n")
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("precious".utf8))
-            let forced = try recorder(["record", path, "--duration", "0.1", "--force"], server: server)
+            let forced = try await recorder(["record", path, "--duration", "0.1", "--force"], server: server)
             #expect(forced.status == 0, "\(forced.stderr)")
             #expect(try readSoundFile(path).frames == 4_410)
         }
@@ -125,7 +127,7 @@ struct CommandTests {
     func badInputExitsWithItsCodeAndOneLine(options: [String], status: Int32, message: String) async throws {
         try await withPrivateServer { server in
             let path = try temporaryDirectory() + "/take.aiff"
-            let result = try recorder(["record", path] + options, server: server)
+            let result = try await recorder(["record", path] + options, server: server)
             #expect(result.status == status)
             #expect(result.stderr.hasPrefix("recorder: "))
             #expect(result.stderr.contains(message), "\(result.stderr)")
@@ -137,14 +139,14 @@ struct CommandTests {
     @Test func outputPathsThatCannotBeCreatedExit73() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
-            let missing = try recorder(["record", directory + "/no/dir/take.aiff"], server: server)
+            let missing = try await recorder(["record", directory + "/no/dir/take.aiff"], server: server)
             #expect(missing.status == 73)
             #expect(missing.stderr.contains("No such file or directory; create the directory first"))
             try FileManager.default.createDirectory(atPath: directory + "/d.aiff", withIntermediateDirectories: false)
-            let isDirectory = try recorder(["record", directory + "/d.aiff", "--force"], server: server)
+            let isDirectory = try await recorder(["record", directory + "/d.aiff", "--force"], server: server)
             #expect(isDirectory.status == 73)
             #expect(isDirectory.stderr.contains("it is a directory"))
-            let mp3 = try recorder(["record", directory + "/take.mp3"], server: server)
+            let mp3 = try await recorder(["record", directory + "/take.mp3"], server: server)
             #expect(mp3.status == 64)
             #expect(mp3.stderr.contains("end the name in .aiff"))
         }
@@ -153,7 +155,7 @@ struct CommandTests {
     @Test func aFullDiskExits74WithAValidFile() async throws {
         try await withTinyDisk { mountPoint in try await withPrivateServer { server in
             let path = mountPoint + "/take.aiff"
-            let result = try recorder(["record", path, "--duration", "5"], server: server)
+            let result = try await recorder(["record", path, "--duration", "5"], server: server)
             #expect(result.status == 74)
             #expect(result.stderr.contains("recorder: writing '\(path)' failed after"))
             #expect(result.stderr.contains("No space left on device"))
@@ -165,18 +167,18 @@ struct CommandTests {
 
     @Test func sourcesListsTheServersSources() async throws {
         try await withPrivateServer { server in
-            let text = try recorder(["sources"], server: server)
+            let text = try await recorder(["sources"], server: server)
             #expect(text.status == 0)
             #expect(text.stdout.contains("*  \(PrivateServer.sineSource)\tfloat32le 1ch 44100Hz"))
             #expect(text.stdout.contains(" m \(PrivateServer.monoSink).monitor\ts16le 1ch 44100Hz"))
-            let json = try recorder(["sources", "--json"], server: server)
+            let json = try await recorder(["sources", "--json"], server: server)
             struct Source: Decodable { let name: String; let `default`: Bool; let monitor: Bool; let channels: Int }
             let sources = try json.stdout.split(separator: "\n").map {
                 try JSONDecoder().decode(Source.self, from: Data($0.utf8))
             }
             #expect(sources.first { $0.name == PrivateServer.sineSource }?.default == true)
             #expect(sources.first { $0.name == PrivateServer.stereoSink + ".monitor" }.map { $0.monitor && $0.channels == 2 } == true)
-            let down = try recorder(["sources", "--server", "unix:/nonexistent/native"])
+            let down = try await recorder(["sources", "--server", "unix:/nonexistent/native"])
             #expect(down.status == 69)
         }
     }
@@ -196,14 +198,15 @@ struct CommandTests {
         }
     }
 
-    @Test func helpAndVersion() throws {
-        let help = try recorder(["--help"])
+    @Test func helpAndVersion() async throws {
+        let help = try await recorder(["--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("69 server or source unavailable"))
         for command in ["record", "meter", "sources"] {
-            let sub = try recorder([command, "--help"])
+            let sub = try await recorder([command, "--help"])
             #expect(sub.status == 0 && sub.stdout.contains("USAGE: recorder \(command)"))
         }
-        #expect(try recorder(["--version"]).stdout == "0.1.0\n")
+        let version = try await recorder(["--version"])
+        #expect(version.stdout == "0.1.0\n")
     }
 }

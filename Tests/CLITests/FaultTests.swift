@@ -52,7 +52,7 @@ struct FaultTests {
     @Test func anEmptyRecordingIsAValidAIFFWithZeroFramesThatSoxAndLibsndfileOpen() async throws {
         try await withPrivateServer { server in
             let path = try temporaryDirectory() + "/empty.aiff"
-            let result = try recorder(["record", path, "--duration", "0"], server: server)
+            let result = try await recorder(["record", path, "--duration", "0"], server: server)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.contains("0.000 s, 0 frames"))
             let file = try readSoundFile(path)

@@ -114,7 +114,7 @@ struct RecordingTests {
             defer { recorder.stop() }
             let readings = recorder.levelReadings()
             try recorder.record(to: directory + "/take.aiff")
-            try server.play(directory + "/noise.wav")
+            try await server.play(directory + "/noise.wav")
             try await signalThenSilence(readings)
             let summary = try #require(try recorder.stopRecording())
             #expect(summary.droppedFrames == 0)
@@ -134,7 +134,7 @@ struct RecordingTests {
             defer { recorder.stop() }
             let readings = recorder.levelReadings()
             try recorder.record(to: directory + "/first.aiff")
-            let player = Task.detached { try server.play(directory + "/noise.wav") }
+            let player = Task.detached { try await server.play(directory + "/noise.wav") }
             // Switch files while the noise plays: once a second of signal has gone by.
             var signalFrames: Int64 = 0
             _ = try await firstReading(readings) { reading in
@@ -214,7 +214,7 @@ struct RecordingTests {
                                         server: server.address)
             defer { recorder.stop() }
             let readings = recorder.levelReadings()
-            let player = Task.detached { try server.play(directory + "/stereo.wav", sink: PrivateServer.stereoSink) }
+            let player = Task.detached { try await server.play(directory + "/stereo.wav", sink: PrivateServer.stereoSink) }
             // A buffer wholly inside the tone: both channels steady at their level.
             var steady = 0
             let reading = try await firstReading(readings) { reading in
@@ -257,7 +257,8 @@ struct RecordingTests {
             // Only PULSE_SERVER points at the private server: libpulse's lookup must honour it.
             var environment = ProcessInfo.processInfo.environment
             environment["PULSE_SERVER"] = server.address
-            let result = try runProcess(example, [path, "0.5"], environment: environment)
+            let settled = environment
+            let result = try await offThread { try runProcess(example, [path, "0.5"], environment: settled) }
             #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
             #expect(result.stdout.contains("from \(PrivateServer.sineSource) into \(path)"))
             #expect(result.stdout.contains("peak  -6.02 dBFS  average  -9.03 dBFS"), "\(result.stdout)")
@@ -273,11 +274,27 @@ struct EmbeddingTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let package = root.appendingPathComponent("Examples/ExternalPackage").path
-        let build = try runProcess("swift", ["build", "--package-path", package])
+        let build = try await offThread { try runProcess("swift", ["build", "--package-path", package]) }
         #expect(build.status == 0, "\(build.stdout) \(build.stderr)")
         try await withPrivateServer { server in
-            let path = try temporaryDirectory() + "/take.aiff"
-            let result = try runProcess(package + "/.build/debug/take", [path], environment: server.clientEnvironment)
+            // A steady 1 kHz sine at half scale through the mono sink, whose monitor is made the default
+            // source: 100 ms fragments, unlike the sine source's 2 s bursts, so the example's five
+            // readings and its stop always fall inside the signal.
+            let directory = try temporaryDirectory()
+            try writeWAV(directory + "/sine.wav", samples: sineSamples(frames: 44_100 * 30, frequency: 1_000,
+                                                                        amplitudes: [0.5]), channels: 1)
+            try server.run("pactl", ["set-default-source", PrivateServer.monoSink + ".monitor"])
+            let player = try RunningProcess("/usr/bin/paplay", ["--volume=65536", "-d", PrivateServer.monoSink,
+                                                       directory + "/sine.wav"], environment: server.clientEnvironment)
+            defer { player.send(SIGTERM); _ = player.wait() }
+            do {
+                let probe = try Recorder(server: server.address)
+                defer { probe.stop() }
+                _ = try await firstReading(probe.levelReadings()) { $0.channels[0].peakPower > -7 }
+            }
+            let path = directory + "/take.aiff"
+            let environment = server.clientEnvironment
+            let result = try await offThread { try runProcess(package + "/.build/debug/take", [path], environment: environment) }
             #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
             #expect(result.stdout.contains("peak -6.02"), "\(result.stdout)")
             #expect(result.stdout.contains("average -9.03"), "\(result.stdout)")

@@ -25,6 +25,24 @@ public enum FileType: String, Sendable, CaseIterable {
         }
     }
 
+    /// The most audio bytes a file of this type can describe: the 32-bit chunk sizes of AIFF and WAV,
+    /// FLAC's 36-bit sample count; CAF's sizes are 64-bit.
+    func maxAudioBytes(bytesPerFrame: Int) -> Int64 {
+        switch self {
+        case .aiff, .wav: return Int64(UInt32.max)
+        case .flac: return (Int64(1) << 36 - 1) * Int64(bytesPerFrame)
+        case .caf: return Int64.max
+        }
+    }
+
+    /// The path with `-NNN` (at least three digits) before the extension: `take.aiff` → `take-002.aiff`.
+    public static func numberedPath(_ path: String, _ number: Int) -> String {
+        var digits = String(number)
+        while digits.count < 3 { digits = "0" + digits }
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return path + "-" + digits }
+        return path[..<dot] + "-" + digits + path[dot...]
+    }
+
     var sndfileFormat: Int32 {
         let container: Int32
         switch self {
@@ -54,6 +72,13 @@ public final class SoundFileWriter: @unchecked Sendable {
     /// Host-order samples for containers that are not big-endian PCM; sized once.
     private var scratch: [Int16]
     public private(set) var framesWritten: Int64 = 0
+    /// The largest write the conversion buffer was sized for (more is written in pieces).
+    let maxFramesPerWrite: Int
+    /// Bytes of the header as first written (the file's size with no audio in it).
+    public let headerBytes: Int
+    /// The most frames this file can take without passing what its container can describe
+    /// (AIFF's and WAV's 32-bit sizes: about 4 GiB). `write` refuses frames beyond it.
+    public let frameCapacity: Int64
 
     /// Creates the file exclusively (no race with another creator; a symlink at the path is refused)
     /// with the user's umask, unless `overwrite` is true.
@@ -66,6 +91,7 @@ public final class SoundFileWriter: @unchecked Sendable {
         self.path = path
         self.fileType = type
         self.channelCount = format.channelCount
+        self.maxFramesPerWrite = maxFramesPerWrite
         var info = SF_INFO(frames: 0, samplerate: Int32(format.sampleRate), channels: Int32(format.channelCount),
                            format: type.sndfileFormat, sections: 0, seekable: 0)
         guard sf_format_check(&info) != 0 else {
@@ -89,6 +115,11 @@ public final class SoundFileWriter: @unchecked Sendable {
         writesRawBigEndian = type != .flac && needsSwap == hostIsLittleEndian
         scratch = writesRawBigEndian ? [] : [Int16](repeating: 0, count: maxFramesPerWrite * format.channelCount)
         sf_command(file, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+        var status = stat()
+        headerBytes = fstat(fd, &status) == 0 ? Int(status.st_size) : 0
+        // Chunk sizes count the header's chunks too; keep a page of room for what libsndfile adds.
+        let audioBytes = type.maxAudioBytes(bytesPerFrame: format.bytesPerFrame) - Int64(max(headerBytes, 4096))
+        frameCapacity = audioBytes / Int64(format.bytesPerFrame)
     }
 
     private static func creationError(path: String, errno code: Int32) -> RecorderError {
@@ -118,6 +149,11 @@ public final class SoundFileWriter: @unchecked Sendable {
     public func write(bigEndianS16 bytes: UnsafeRawBufferPointer) throws(RecorderError) {
         guard let file, !bytes.isEmpty else { return }
         let frames = bytes.count / (channelCount * 2)
+        guard Int64(frames) <= frameCapacity - framesWritten else {
+            throw RecorderError(.writeFailed,
+                "'\(path)' is full at \(framesWritten) frames: a \(fileType.rawValue.uppercased()) file cannot "
+                + "describe more; record into numbered files (split) or use .caf")
+        }
         if writesRawBigEndian {
             let written = sf_write_raw(file, bytes.baseAddress, sf_count_t(bytes.count))
             guard written == sf_count_t(bytes.count) else {

@@ -1,0 +1,281 @@
+// Issue 4 through the API: queue overflow, moves and suspends, drain on stop, reconnection, split files.
+import Foundation
+import Glibc
+@testable import RecorderKit
+import Synchronization
+import Testing
+import TestSupport
+
+/// The file's samples checked against `noise` placed on the file's timeline: every sample inside a gap
+/// is silence, every other sample inside the noise's span is the noise's sample for that instant.
+/// Returns the number of noise samples that fell in gaps.
+@discardableResult
+func expectTimeAligned(_ file: [Int16], noise: [Int16], gaps: [RecordingGap],
+                       sourceLocation: SourceLocation = #_sourceLocation) throws -> Int {
+    let offset = try #require(firstIndex(of: Array(noise[0..<64]), in: file), "the noise's start is not in the file",
+                              sourceLocation: sourceLocation)
+    func inGap(_ index: Int) -> Bool {
+        gaps.contains { Int64(index) >= $0.startFrame && Int64(index) < $0.startFrame + $0.frameCount }
+    }
+    var mismatches = 0, silenced = 0
+    for index in offset..<min(file.count, offset + noise.count) {
+        if inGap(index) {
+            if file[index] != 0 { mismatches += 1 }
+            silenced += 1
+        } else if file[index] != noise[index - offset] {
+            mismatches += 1
+        }
+    }
+    #expect(mismatches == 0, "\(mismatches) samples out of place", sourceLocation: sourceLocation)
+    #expect(file.count >= offset + noise.count, "the file ends \(offset + noise.count - file.count) frames early",
+            sourceLocation: sourceLocation)
+    return silenced
+}
+
+/// The events up to and including the next `.recordingFinished`.
+func eventsUntilFinished(_ stream: AsyncStream<RecorderEvent>) async throws -> [RecorderEvent] {
+    var events: [RecorderEvent] = []
+    for await event in stream {
+        events.append(event)
+        if case .recordingFinished = event { return events }
+    }
+    throw TestFailure("the event stream ended before the recording finished")
+}
+
+/// Waits for the first event matching `condition`.
+func firstEvent(_ stream: AsyncStream<RecorderEvent>, where condition: (RecorderEvent) -> Bool) async throws -> RecorderEvent {
+    for await event in stream where condition(event) { return event }
+    throw TestFailure("the event stream ended before the awaited event")
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct FaultToleranceTests {
+    private let monitor = PrivateServer.monoSink + ".monitor"
+
+    @Test func aStalledConsumerPastTheQueueLimitDropsCountedFramesAndTheFileKeepsTime() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let noise = noiseSamples(count: 44_100 * 3)
+            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+            // libpulse may hold 400 ms for us; the handler then stalls 1.5 s once (a disk that hangs).
+            let recorder = try Recorder(source: monitor, server: server.address, maxQueueDuration: 400)
+            defer { recorder.stop() }
+            let events = recorder.events()
+            let readings = recorder.levelReadings()
+            let stalled = Atomic<Bool>(false)
+            let stallFrom = Atomic<Int64>(Int64.max)
+            recorder.setInputHandler { buffer in
+                if buffer.startFrame >= stallFrom.load(ordering: .relaxed),
+                   !stalled.exchange(true, ordering: .relaxed) {
+                    usleep(1_500_000)
+                }
+            }
+            let path = directory + "/stalled.aiff"
+            let start = try recorder.record(to: path)
+            stallFrom.store(start + 44_100, ordering: .relaxed)
+            try await server.play(directory + "/noise.wav")
+            try await signalThenSilence(readings)
+            let summary = try #require(try recorder.stopRecording())
+
+            let didStall = stalled.load(ordering: .relaxed)
+            #expect(didStall)
+            let dropped = try await eventsUntilFinished(events).compactMap { event -> Int64? in
+                if case .framesDropped(let count, _) = event { return count } else { return nil }
+            }.reduce(0, +)
+            // 1.5 s stalled, 3 × 100 ms buffers and 400 ms of queue: about 0.8 s must have gone.
+            #expect(dropped > 22_050 && dropped < 66_150, "\(dropped) frames dropped")
+            #expect(summary.droppedFrames == dropped && recorder.droppedFrames == dropped)
+            #expect(summary.gaps.allSatisfy { $0.reason == .dropped })
+            #expect(summary.gaps.map(\.frameCount).reduce(0, +) == dropped)
+            let file = try readSoundFile(path)
+            #expect(Int64(file.frames) == summary.frameCount)
+            let silenced = try expectTimeAligned(file.samples, noise: noise, gaps: summary.gaps)
+            #expect(silenced > 0)
+            print("queue overflow: \(dropped) frames dropped in \(summary.gaps.count) gaps, file time-aligned")
+        }
+    }
+
+    @Test func movingTheStreamAndSuspendingTheSourceAreReported() async throws {
+        try await withPrivateServer { server in
+            let recorder = try Recorder(source: monitor, server: server.address)
+            defer { recorder.stop() }
+            let events = recorder.events()
+            let outputs = try server.run("pactl", ["list", "short", "source-outputs"]).stdout
+            let index = try #require(outputs.split(separator: "\n").first?.split(separator: "\t").first)
+            try server.run("pactl", ["move-source-output", String(index), PrivateServer.stereoSink + ".monitor"])
+            let moved = try await firstEvent(events) { if case .sourceMoved = $0 { true } else { false } }
+            guard case .sourceMoved(let source, _) = moved else { return }
+            #expect(source == PrivateServer.stereoSink + ".monitor")
+            try server.run("pactl", ["suspend-sink", PrivateServer.stereoSink, "1"])
+            _ = try await firstEvent(events) { if case .sourceSuspended = $0 { true } else { false } }
+            try server.run("pactl", ["suspend-sink", PrivateServer.stereoSink, "0"])
+            _ = try await firstEvent(events) { if case .sourceResumed = $0 { true } else { false } }
+        }
+    }
+
+    @Test func stopWritesEverythingTheServerHadCapturedWhenAsked() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let noise = noiseSamples(count: 44_100 * 12, seed: 7)
+            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+            let recorder = try Recorder(source: monitor, server: server.address)
+            defer { recorder.stop() }
+            // Stop one second into the noise, while audio is flowing: the input handler (delivery
+            // thread) sees that second and wakes a thread of the test's own that calls stopRecording.
+            let loudSince = Atomic<Int64>(-1)
+            let secondHeard = DispatchSemaphore(value: 0)
+            recorder.setInputHandler { buffer in
+                let loud = (0..<buffer.frameCount).contains { abs(Int(buffer.sample(frame: $0, channel: 0))) > 3_000 }
+                if loud, loudSince.load(ordering: .relaxed) < 0 { loudSince.store(buffer.startFrame, ordering: .relaxed) }
+                let since = loudSince.load(ordering: .relaxed)
+                if since >= 0, buffer.startFrame + Int64(buffer.frameCount) >= since + 44_100 {
+                    secondHeard.signal()
+                }
+            }
+            let path = directory + "/drained.aiff"
+            try recorder.record(to: path)
+            let player = try RunningProcess("/usr/bin/paplay", ["--volume=65536", "-d", PrivateServer.monoSink,
+                                                                directory + "/noise.wav"], environment: server.clientEnvironment)
+            defer { player.send(SIGTERM); _ = player.wait() }
+            let summary = try await offThread { () throws -> RecordingSummary? in
+                secondHeard.wait()
+                return try recorder.stopRecording()
+            }
+            let done = try #require(summary)
+            let serverCaptured = try #require(recorder.lastDrain.withLock { $0 })
+            #expect(done.startFrame + done.frameCount >= serverCaptured,
+                    "file ends at \(done.startFrame + done.frameCount), server had \(serverCaptured)")
+            let file = try readSoundFile(path)
+            let offset = try #require(firstIndex(of: Array(noise[0..<64]), in: file.samples))
+            let played = file.samples.count - offset
+            #expect(played > 44_100 && played < noise.count, "\(played) frames of noise in the file")
+            #expect(Array(file.samples[offset...].prefix(noise.count)) == Array(noise.prefix(played)))
+            print("stop: server had captured through frame \(serverCaptured); the file ends at "
+                  + "\(done.startFrame + done.frameCount)")
+        }
+    }
+
+    @Test func withReconnectTheRecordingGoesOnInTheSameFileAfterASilentGapOfTheOutagesLength() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let before = noiseSamples(count: 44_100, seed: 1)
+            let after = noiseSamples(count: 44_100, seed: 2)
+            try writeWAV(directory + "/before.wav", samples: before, channels: 1)
+            try writeWAV(directory + "/after.wav", samples: after, channels: 1)
+            let recorder = try Recorder(source: monitor, server: server.address, reconnectTimeout: 20)
+            defer { recorder.stop() }
+            let events = recorder.events()
+            let readings = recorder.levelReadings()
+            let path = directory + "/reconnected.aiff"
+            try recorder.record(to: path)
+            try await server.play(directory + "/before.wav")
+            try await signalThenSilence(readings)
+
+            let crashed = monotonicSeconds()
+            server.crash()
+            _ = try await firstEvent(events) { if case .captureInterrupted = $0 { true } else { false } }
+            try server.restart()
+            let restarted = monotonicSeconds()
+            let resumed = try await firstEvent(events) { if case .captureResumed = $0 { true } else { false } }
+            try await server.play(directory + "/after.wav")
+            try await signalThenSilence(readings)
+            let summary = try #require(try recorder.stopRecording())
+
+            #expect(summary.error == nil)
+            let gap = try #require(summary.gaps.first)
+            #expect(summary.gaps.count == 1 && gap.reason == .serverLost)
+            if case .captureResumed(let frames, _) = resumed { #expect(frames == gap.frameCount) }
+            // The outage lasted from the crash to the restart, plus one retry period (200 ms) at most.
+            let outage = restarted - crashed
+            #expect(gap.duration >= outage - 0.05 && gap.duration <= outage + 0.5,
+                    "gap \(gap.duration) s for an outage of \(outage) s")
+            let file = try readSoundFile(path)
+            #expect(Int64(file.frames) == summary.frameCount)
+            let first = try #require(firstIndex(of: Array(before[0..<64]), in: file.samples))
+            #expect(Array(file.samples[first...].prefix(before.count)) == before)
+            #expect(Int64(first + before.count) <= gap.startFrame)
+            #expect(file.samples.dropFirst(Int(gap.startFrame)).prefix(Int(gap.frameCount)).allSatisfy { $0 == 0 })
+            let second = try #require(firstIndex(of: Array(after[0..<64]), in: file.samples))
+            #expect(Int64(second) >= gap.startFrame + gap.frameCount)
+            #expect(Array(file.samples[second...].prefix(after.count)) == after)
+            print("reconnect: outage \(outage) s, gap written \(gap.duration) s at \(gap.start) s")
+        }
+    }
+
+    @Test func withoutTheServerComingBackInTimeTheRecordingEndsWithAnErrorAndAValidFile() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/gone.aiff"
+            let recorder = try Recorder(source: monitor, server: server.address, reconnectTimeout: 1)
+            defer { recorder.stop() }
+            let events = recorder.events()
+            try recorder.record(to: path)
+            _ = try await readingThrough(recorder.capturedFrames + 4_410, recorder.levelReadings())
+            server.crash()
+            let failed = try await firstEvent(events) { if case .captureFailed = $0 { true } else { false } }
+            guard case .captureFailed(let error) = failed else { return }
+            #expect(error.code == .streamFailed)
+            #expect(error.message.contains("did not come back within 1 s"), "\(error.message)")
+            #expect(throws: RecorderError.self) { try recorder.waitForRecording() }
+            let summary = try #require(recorder.lastRecording)
+            #expect(summary.error == error)
+            #expect(try readSoundFile(path).frames == Int(summary.frameCount))
+        }
+    }
+
+    @Test func aRecordingIsSplitFrameExactlyIntoNumberedFiles() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let noise = noiseSamples(count: 44_100 * 2, seed: 3)
+            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+            let recorder = try Recorder(source: monitor, server: server.address)
+            defer { recorder.stop() }
+            let events = recorder.events()
+            let readings = recorder.levelReadings()
+            let path = directory + "/take.aiff"
+            try recorder.record(to: path, maxFramesPerFile: 20_000)
+            try await server.play(directory + "/noise.wav")
+            try await signalThenSilence(readings)
+            let summary = try #require(try recorder.stopRecording())
+
+            let count = Int((summary.frameCount + 19_999) / 20_000)
+            #expect(count >= 5)
+            #expect(summary.files == [path] + (2...count).map { directory + "/take-" + String(format: "%03d", $0) + ".aiff" })
+            var joined: [Int16] = []
+            for (number, file) in summary.files.enumerated() {
+                let contents = try readSoundFile(file)
+                #expect(contents.frames == (number < count - 1 ? 20_000 : Int(summary.frameCount) - 20_000 * (count - 1)))
+                joined += contents.samples
+            }
+            #expect(joined.count == Int(summary.frameCount))
+            try expectTimeAligned(joined, noise: noise, gaps: [])
+            let started = try await eventsUntilFinished(events).compactMap { event -> String? in
+                if case .fileStarted(let path, _) = event { return path } else { return nil }
+            }
+            #expect(started == Array(summary.files.dropFirst()))
+        }
+    }
+
+    @Test func theContainersOwnLimitsAreKnownAndNumberedNamesAreFormed() throws {
+        let directory = try temporaryDirectory()
+        let stereo = try StreamFormat(sampleRate: 48_000, channelCount: 2)
+        let aiff = try SoundFileWriter(path: directory + "/a.aiff", format: stereo)
+        defer { aiff.close() }
+        #expect(aiff.headerBytes == 54)
+        #expect(aiff.frameCapacity == (Int64(UInt32.max) - 4_096) / 4)
+        let wav = try SoundFileWriter(path: directory + "/a.wav", format: stereo)
+        defer { wav.close() }
+        #expect(wav.frameCapacity == (Int64(UInt32.max) - 4_096) / 4)
+        let caf = try SoundFileWriter(path: directory + "/a.caf", format: stereo)
+        defer { caf.close() }
+        #expect(caf.frameCapacity > Int64(1) << 60)
+        #expect(FileType.numberedPath("/d.x/take.aiff", 2) == "/d.x/take-002.aiff")
+        #expect(FileType.numberedPath("take.wav", 1234) == "take-1234.wav")
+        #expect(FileType.numberedPath("/d.x/take", 3) == "/d.x/take-003")
+    }
+}
+
+func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
