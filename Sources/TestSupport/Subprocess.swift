@@ -73,9 +73,11 @@ public final class RunningProcess: @unchecked Sendable {
 
 /// Runs `body` with a tmpfs of `size` mounted at a fresh directory (a full disk on demand), unmounting it
 /// afterwards. Needs root (CI runs as root); elsewhere it throws, saying so.
-public func withTinyDisk<T>(size: String = "64k", _ body: (String) async throws -> T) async throws -> T {
+/// `readOnly`: mounted read-only instead (a read-only filesystem on demand).
+public func withTinyDisk<T>(size: String = "64k", readOnly: Bool = false,
+                            _ body: (String) async throws -> T) async throws -> T {
     let mountPoint = try temporaryDirectory(prefix: "recorder-tiny")
-    let mount = try runProcess("mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", mountPoint])
+    let mount = try runProcess("mount", ["-t", "tmpfs", "-o", "size=\(size)" + (readOnly ? ",ro" : ""), "tmpfs", mountPoint])
     guard mount.status == 0 else {
         throw TestFailure("cannot mount a tmpfs here (\(mount.stderr)); run the tests as root to check disk-full handling")
     }

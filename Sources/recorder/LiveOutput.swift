@@ -15,6 +15,8 @@ final class LiveOutput: Sendable {
     private let colour: Bool
     private let linesDrawn = Mutex(0)
     private let lastDraw = Mutex<ContinuousClock.Instant?>(nil)
+    /// Held while writing to the terminal, so a drawing and an event line never interleave.
+    private let terminal = Mutex(())
 
     init(channelCount: Int, display: Bool, json: Bool, path: String?) {
         state = Mutex(DisplayState(channelCount: channelCount))
@@ -50,6 +52,27 @@ final class LiveOutput: Sendable {
         writeOutput(line)
     }
 
+    /// Reports an event: its line on stderr (above the readout, which is drawn again below it) and its
+    /// JSON line with --levels-json.
+    func report(_ report: EventReport, showMessage: Bool = true) {
+        if showMessage, let message = report.message {
+            terminal.withLock { _ in
+            if drawing {
+                let previous = linesDrawn.withLock { count in
+                    defer { count = 0 }
+                    return count
+                }
+                // Clear the readout, print the message where it was, and draw the readout below it.
+                writeError((previous > 1 ? "\u{1B}[\(previous - 1)A" : "") + "\r\u{1B}[J" + "recorder: " + message + "\n")
+                drawLocked()
+            } else {
+                writeError("recorder: " + message + "\n")
+            }
+            }
+        }
+        if json, let line = report.json { writeOutput(line + "\n") }
+    }
+
     /// Draws the first (empty) readout at once, so the line is there before the first buffer.
     func start() {
         if drawing { draw() }
@@ -63,6 +86,10 @@ final class LiveOutput: Sendable {
     }
 
     private func draw() {
+        terminal.withLock { _ in drawLocked() }
+    }
+
+    private func drawLocked() {
         var current = state.withLock { $0 }
         if let path {
             var status = stat()

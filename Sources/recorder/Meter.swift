@@ -18,22 +18,27 @@ struct Meter: AsyncParsableCommand {
         let readings = recorder.levelReadings()
         let failure = Mutex<RecorderError?>(nil)
         let events = recorder.events()
+        let rate = capture.rate
+        let start = Mutex<Int64?>(nil)
         let watcher = Task {
             for await event in events {
                 if case .captureFailed(let error) = event {
                     failure.withLock { $0 = error }
                     recorder.stop()
+                } else if let report = EventReport(event, start: start.withLock { $0 } ?? 0, rate: rate) {
+                    live.report(report)
                 }
             }
         }
         let signals = StopSignals { recorder.stop() }
         live.start()
         let limit = capture.frameLimit
-        var start: Int64?
         if limit != 0 {
             for await reading in readings {
-                let first = start ?? (reading.endFrame - Int64(reading.frameCount))
-                start = first
+                let first = start.withLock { start in
+                    if start == nil { start = reading.endFrame - Int64(reading.frameCount) }
+                    return start!
+                }
                 let frames = reading.endFrame - first
                 live.take(reading, frames: frames, time: Double(frames) / Double(capture.rate))
                 if let limit, frames >= limit { break }

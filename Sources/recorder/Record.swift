@@ -19,13 +19,41 @@ struct Record: AsyncParsableCommand {
     @Flag(help: "Print nothing but errors.")
     var quiet = false
 
-    @Flag(name: .customLong("levels-json"), help: "One JSON object per buffer on stdout: t, frames, average_db, peak_db.")
+    @Flag(name: .customLong("levels-json"), help: "One JSON object per buffer on stdout: t, frames, average_db, peak_db; and one per event (\"event\": dropped, gap, moved, suspended, resumed, interrupted, file).")
     var levelsJSON = false
+
+    @Option(name: .customLong("max-file-time"), help: "Split the recording: go on in OUTPUT-002, -003… after this many seconds per file.")
+    var maxFileTime: Double?
+
+    @Option(name: .customLong("max-file-size"), help: "Split the recording: no file larger than this many bytes (suffix k, M or G: KiB, MiB, GiB). AIFF and WAV files are split at 4 GiB anyway.")
+    var maxFileSize: String?
 
     func validate() throws {
         if FileType(path: output) == nil {
             throw ValidationError("cannot tell the file type of '\(output)': end the name in .aiff, .aif, .wav, .caf or .flac")
         }
+        if let maxFileTime, !(maxFileTime.isFinite && maxFileTime > 0 && frames(maxFileTime) >= 1) {
+            throw ValidationError("invalid --max-file-time \(maxFileTime): use a number of seconds above 0")
+        }
+        if let maxFileSize, Self.bytes(maxFileSize) == nil {
+            throw ValidationError("invalid --max-file-size '\(maxFileSize)': use a number of bytes, e.g. 1000000, 640k, 100M or 2G")
+        }
+    }
+
+    private func frames(_ seconds: Double) -> Int64 { Int64((seconds * Double(capture.rate)).rounded(.down)) }
+
+    /// "123", "640k", "100M", "2G" (binary multiples) in bytes; nil if malformed or not positive.
+    static func bytes(_ text: String) -> Int64? {
+        let multipliers: [Character: Int64] = ["k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30]
+        var digits = Substring(text)
+        var multiplier: Int64 = 1
+        if let last = text.last, let factor = multipliers[last] {
+            multiplier = factor
+            digits = digits.dropLast()
+        }
+        guard let value = Int64(digits), value > 0 else { return nil }
+        let (product, overflow) = value.multipliedReportingOverflow(by: multiplier)
+        return overflow ? nil : product
     }
 
     func run() async throws {
@@ -38,14 +66,26 @@ struct Record: AsyncParsableCommand {
         let readings: AsyncStream<LevelReading> = display || levelsJSON ? recorder.levelReadings()
             : AsyncStream { $0.finish() }
         let limit = capture.frameLimit
+        let events = recorder.events()  // before record(to:), so nothing about the file is missed
         let fileStart: Int64
         do {
-            fileStart = try recorder.record(to: output, overwrite: force, frameLimit: limit)
+            fileStart = try recorder.record(to: output, overwrite: force, frameLimit: limit,
+                                            maxFramesPerFile: maxFileTime.map(frames),
+                                            maxBytesPerFile: maxFileSize.flatMap(Self.bytes))
         } catch {
             recorder.stop()
             throw fail(error, hint: error.code == .fileExists ? "pass --force to replace it" : nil)
         }
         let signals = StopSignals { _ = try? recorder.stopRecording() }
+        let rate = capture.rate
+        let quiet = self.quiet
+        let reporter = Task {
+            for await event in events {
+                guard let report = EventReport(event, start: fileStart, rate: rate) else { continue }
+                // --quiet keeps warnings (they concern the recording), not the "continuing in" notes.
+                live.report(report, showMessage: !quiet || (report.message?.hasPrefix("warning:") ?? false))
+            }
+        }
         live.start()
         let sampleRate = Double(capture.rate)
         let consumer = Task {
@@ -67,8 +107,9 @@ struct Record: AsyncParsableCommand {
             }
         }
         signals.cancel()
-        recorder.stop()  // ends the level stream after its last reading
+        recorder.stop()  // ends the level and event streams after their last elements
         await consumer.value
+        await reporter.value
         await live.finish()
         guard let summary else { throw ExitCode(ExitStatus.other) }
         if !quiet { printSummary(summary, rate: capture.rate) }
@@ -84,6 +125,13 @@ struct Record: AsyncParsableCommand {
             + "clipped \(list(summary.clippedSamples.map(String.init))) samples, "
             + "dropped \(summary.droppedFrames) frames\n"
         writeError(text)
+        if summary.files.count > 1 {
+            writeError("files: " + summary.files.joined(separator: ", ") + "\n")
+        }
+        for gap in summary.gaps {
+            writeError("gap at \(clock(gap.start)): \(format(gap.duration, 3)) s of silence ("
+                       + (gap.reason == .dropped ? "frames dropped" : "server or source lost") + ")\n")
+        }
     }
 }
 

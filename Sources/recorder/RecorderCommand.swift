@@ -19,6 +19,14 @@ struct RecorderCommand: AsyncParsableCommand {
     /// Like the default entry point, but a usage error is one line on stderr (what went wrong and where
     /// to look), and errors already reported by `fail` just set the exit status.
     static func main() async {
+        // swift-argument-parser sees arguments as Strings, which would quietly repair bytes that are not
+        // UTF-8 into U+FFFD: a file would be created under another name. Refuse instead.
+        for index in 1..<Int(CommandLine.argc) {
+            guard let raw = CommandLine.unsafeArgv[index], String(validatingCString: raw) == nil else { continue }
+            writeError("recorder: argument \(index) ('\(String(decoding: UnsafeRawBufferPointer(start: raw, count: strlen(raw)), as: UTF8.self))') "
+                       + "is not valid UTF-8; use a UTF-8 file or source name (see 'recorder --help')\n")
+            Glibc.exit(ExitStatus.usage)
+        }
         do {
             var command = try parseAsRoot()
             if var command = command as? AsyncParsableCommand {
@@ -81,9 +89,18 @@ struct CaptureOptions: ParsableArguments {
     @Option(help: "Channel count, 1 to 32.")
     var channels = 1
 
+    @Flag(help: "If the server or source goes away, wait for it (see --reconnect-timeout) and go on in the same file, writing the gap as silence.")
+    var reconnect = false
+
+    @Option(name: .customLong("reconnect-timeout"), help: "Seconds --reconnect waits for the server or source to come back.")
+    var reconnectTimeout: Double = 60
+
     func validate() throws {
         if let duration, !(duration.isFinite && duration >= 0) {
             throw ValidationError("invalid duration \(duration): use 0 or more seconds")
+        }
+        if !(reconnectTimeout.isFinite && reconnectTimeout >= 0) {
+            throw ValidationError("invalid reconnect timeout \(reconnectTimeout): use 0 or more seconds")
         }
         do {
             _ = try StreamFormat(sampleRate: rate, channelCount: channels)
@@ -99,7 +116,7 @@ struct CaptureOptions: ParsableArguments {
     func startRecorder() throws -> Recorder {
         do {
             return try Recorder(format: try StreamFormat(sampleRate: rate, channelCount: channels),
-                                source: source, server: server)
+                                source: source, server: server, reconnectTimeout: reconnect ? reconnectTimeout : nil)
         } catch {
             throw fail(error)
         }

@@ -22,8 +22,26 @@ struct LevelLine: Decodable {
     let peak_db: [Double]
 }
 
+/// The level lines of `--levels-json` output (event lines, which carry "event", are left out).
 func levelLines(_ stdout: String) throws -> [LevelLine] {
-    try stdout.split(separator: "\n").map { try JSONDecoder().decode(LevelLine.self, from: Data($0.utf8)) }
+    try stdout.split(separator: "\n").filter { !$0.hasPrefix("{\"event\"") }
+        .map { try JSONDecoder().decode(LevelLine.self, from: Data($0.utf8)) }
+}
+
+/// An event line of `--levels-json` output.
+struct EventLine: Decodable, Equatable {
+    let event: String
+    let t: Double
+    let frames: Int64?
+    let duration_s: Double?
+    let source: String?
+    let path: String?
+    let reason: String?
+}
+
+func eventLines(_ stdout: String) throws -> [EventLine] {
+    try stdout.split(separator: "\n").filter { $0.hasPrefix("{\"event\"") }
+        .map { try JSONDecoder().decode(EventLine.self, from: Data($0.utf8)) }
 }
 
 @Suite(.timeLimit(.minutes(1)))

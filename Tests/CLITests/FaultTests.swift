@@ -65,3 +65,174 @@ struct FaultTests {
         }
     }
 }
+
+/// Issue 4 through the command: reconnection, moved and suspended streams, split files, bad input.
+@Suite(.timeLimit(.minutes(1)))
+struct FaultCommandTests {
+    private let monitor = PrivateServer.monoSink + ".monitor"
+
+    /// Starts `recorder record PATH --source MONITOR --levels-json EXTRA…` and returns it once it has
+    /// reported its first buffer.
+    private func started(_ path: String, _ server: PrivateServer, _ extra: [String] = []) async throws -> RunningProcess {
+        let process = try RunningProcess(try builtProduct("recorder"),
+            ["record", path, "--source", monitor, "--levels-json"] + extra, environment: server.clientEnvironment)
+        for await _ in process.lines { return process }
+        throw TestFailure("recorder ended before its first buffer: \(process.wait().stderr)")
+    }
+
+    @Test func withReconnectTheServerComingBackLeavesAGapReportedInTheSummaryAndTheJSON() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let noise = noiseSamples(count: 22_050, seed: 11)
+            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+            let path = directory + "/take.aiff"
+            let process = try await started(path, server, ["--reconnect", "--reconnect-timeout", "30"])
+            server.crash()
+            try server.restart()
+            // Once the recorder is back on the server, its gap line arrives; then play and stop.
+            var output: [String] = []
+            for await line in process.lines {
+                output.append(line)
+                if line.contains("\"event\": \"gap\"") { break }
+            }
+            try await server.play(directory + "/noise.wav")
+            let done = Task { var rest: [String] = []; for await line in process.lines { rest.append(line) }; return rest }
+            process.send(SIGINT)
+            output += await done.value
+            let (status, stderr) = process.wait()
+            #expect(status == 0, "\(stderr)")
+            let events = try eventLines(output.joined(separator: "\n"))
+            #expect(events.map(\.event) == ["interrupted", "gap"])
+            let gap = try #require(events.last)
+            #expect(gap.reason == "server-lost" && (gap.duration_s ?? 0) > 0 && (gap.duration_s ?? 9) < 5)
+            #expect(stderr.contains("recorder: warning: at "))
+            #expect(stderr.contains("was interrupted: the server closed the stream"))
+            #expect(stderr.contains("recorder: warning: capture resumed; the \(format3(gap.duration_s!)) s gap at "))
+            #expect(stderr.contains("gap at 00:\(clockSeconds(gap.t)): \(format3(gap.duration_s!)) s of silence (server or source lost)"),
+                    "\(stderr)")
+            let file = try readSoundFile(path)
+            let start = Int((gap.t * 44_100).rounded())
+            #expect(file.samples.dropFirst(start).prefix(Int(gap.frames ?? 0)).allSatisfy { $0 == 0 })
+            let played = try #require(firstIndex(of: Array(noise[0..<64]), in: file.samples))
+            #expect(played >= start + Int(gap.frames ?? 0))
+            #expect(Array(file.samples[played...].prefix(noise.count)) == noise)
+        }
+    }
+
+    @Test func movedAndSuspendedStreamsAreVisibleWarnings() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/moved.aiff"
+            let process = try await started(path, server)
+            let outputs = try server.run("pactl", ["list", "short", "source-outputs"]).stdout
+            let index = try #require(outputs.split(separator: "\n").first?.split(separator: "\t").first)
+            try server.run("pactl", ["move-source-output", String(index), PrivateServer.stereoSink + ".monitor"])
+            try server.run("pactl", ["suspend-sink", PrivateServer.stereoSink, "1"])
+            try server.run("pactl", ["suspend-sink", PrivateServer.stereoSink, "0"])
+            var output: [String] = []
+            for await line in process.lines {
+                output.append(line)
+                if line.contains("\"event\": \"resumed\"") { break }
+            }
+            process.send(SIGINT)
+            for await line in process.lines { output.append(line) }
+            let (status, stderr) = process.wait()
+            #expect(status == 0, "\(stderr)")
+            let events = try eventLines(output.joined(separator: "\n"))
+            #expect(events.map(\.event) == ["moved", "suspended", "resumed"])
+            #expect(events.first?.source == PrivateServer.stereoSink + ".monitor")
+            #expect(stderr.contains("the stream was moved to source '\(PrivateServer.stereoSink).monitor'"))
+            #expect(stderr.contains("the source was suspended: nothing is captured until it resumes"))
+            #expect(stderr.contains("the source resumed"))
+        }
+    }
+
+    @Test func maxFileTimeAndSizeSplitIntoNumberedFilesListedInTheSummary() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let timed = try await recorder(["record", directory + "/t.aiff", "--duration", "1.6", "--max-file-time", "0.5",
+                                            "--source", PrivateServer.sineSource], server: server)
+            #expect(timed.status == 0, "\(timed.stderr)")
+            let names = ["t.aiff", "t-002.aiff", "t-003.aiff", "t-004.aiff"].map { directory + "/" + $0 }
+            #expect(timed.stderr.contains("files: " + names.joined(separator: ", ") + "\n"))
+            #expect(try names.map { try readSoundFile($0).frames } == [22_050, 22_050, 22_050, 4_410])
+            #expect(timed.stderr.contains("recorder: continuing in \(names[1]) at 00:00.500"))
+
+            let sized = try await recorder(["record", directory + "/s.wav", "--duration", "1", "--max-file-size", "20k",
+                                            "--quiet"], server: server)
+            #expect(sized.status == 0 && sized.stderr.isEmpty, "\(sized.stderr)")
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("s") }.sorted()
+            #expect(files == ["s-002.wav", "s-003.wav", "s-004.wav", "s-005.wav", "s.wav"])
+            var frames = 0
+            for name in files {
+                let size = try FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size] as! Int
+                #expect(size <= 20_480, "\(name) is \(size) bytes")
+                frames += try readSoundFile(directory + "/" + name).frames
+            }
+            #expect(frames == 44_100)
+        }
+    }
+
+    @Test func aReadOnlyFilesystemExits73() async throws {
+        try await withTinyDisk(readOnly: true) { mountPoint in try await withPrivateServer { server in
+            let result = try await recorder(["record", mountPoint + "/take.aiff"], server: server)
+            #expect(result.status == 73)
+            #expect(result.stderr == "recorder: cannot create '\(mountPoint)/take.aiff': Read-only file system; "
+                    + "choose a writable location\n")
+        } }
+    }
+
+    @Test func aPathThroughASymlinkLoopExits73() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            try FileManager.default.createSymbolicLink(atPath: directory + "/a", withDestinationPath: directory + "/b")
+            try FileManager.default.createSymbolicLink(atPath: directory + "/b", withDestinationPath: directory + "/a")
+            for path in [directory + "/a/take.aiff", directory + "/a.aiff"] {
+                if path.hasSuffix("a.aiff") {
+                    try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: directory + "/b.aiff")
+                    try FileManager.default.createSymbolicLink(atPath: directory + "/b.aiff", withDestinationPath: path)
+                }
+                let result = try await recorder(["record", path, "--force"], server: server)
+                #expect(result.status == 73)
+                #expect(result.stderr == "recorder: cannot create '\(path)': it is a symbolic link (or a loop of them), "
+                        + "which is not followed; give the real path\n")
+            }
+        }
+    }
+
+    @Test func aFileNameThatIsNotUTF8IsRefusedWithExit64() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let executable = try builtProduct("recorder")
+            let environment = server.clientEnvironment
+            // Foundation passes arguments as Strings, so the raw byte 0xFF is made by the shell.
+            let result = try await offThread {
+                try runProcess("sh", ["-c", "cd \"$1\" && exec \"$2\" record \"$(printf 'take-\\377.aiff')\" --duration 0.1",
+                                      "sh", directory, executable], environment: environment)
+            }
+            #expect(result.status == 64)
+            #expect(result.stderr.hasPrefix("recorder: argument 2 ('take-\u{FFFD}.aiff') is not valid UTF-8; "
+                                            + "use a UTF-8 file or source name"), "\(result.stderr)")
+            #expect(result.stderr.filter { $0 == "\n" }.count == 1)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+        }
+    }
+
+    @Test(arguments: [("027", 0o640), ("022", 0o644), ("077", 0o600)])
+    func theFileIsCreatedWithTheUsersUmask(umask: String, mode: Int) async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/masked.aiff"
+            let executable = try builtProduct("recorder")
+            let environment = server.clientEnvironment
+            let result = try await offThread {
+                try runProcess("sh", ["-c", "umask \(umask) && exec \"$1\" record \"$2\" --duration 0.1 --quiet",
+                                      "sh", executable, path], environment: environment)
+            }
+            #expect(result.status == 0, "\(result.stderr)")
+            let permissions = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as! Int
+            #expect(permissions == mode)
+        }
+    }
+}
+
+private func format3(_ value: Double) -> String { String(format: "%.3f", value) }
+private func clockSeconds(_ value: Double) -> String { String(format: "%06.3f", value) }

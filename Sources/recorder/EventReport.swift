@@ -1,0 +1,60 @@
+// What `record` and `meter` say about events while they run: a stderr line for people, a JSON line for
+// scripts (with --levels-json), both timed from the start of the file (or of the metering).
+import RecorderKit
+
+/// One event as the command reports it.
+struct EventReport: Equatable {
+    /// The stderr line, without "recorder: " and the newline; nil for events that need none.
+    let message: String?
+    /// The `--levels-json` line, without the newline; nil for events scripts do not see.
+    let json: String?
+
+    /// `start`: the recorder frame the times count from; `source`: the source recorded at first.
+    init?(_ event: RecorderEvent, start: Int64, rate: Int) {
+        func time(_ frame: Int64) -> Double { Double(frame - start) / Double(rate) }
+        func seconds(_ frames: Int64) -> String { format(Double(frames) / Double(rate), 3) }
+        func at(_ frame: Int64) -> String { clock(time(frame)) }
+        func line(_ kind: String, _ frame: Int64, _ fields: String = "") -> String {
+            "{\"event\": \"\(kind)\", \"t\": \(format(max(0, time(frame)), 3))\(fields)}"
+        }
+        switch event {
+        case .framesDropped(let count, let frame):
+            message = "warning: \(seconds(count)) s (\(count) frames) lost at \(at(frame)): the system did not "
+                + "keep up; silence of the same length stands in for them"
+            json = line("dropped", frame, ", \"frames\": \(count), \"duration_s\": \(seconds(count))")
+        case .sourceMoved(let source, let frame):
+            message = "warning: at \(at(frame)) the stream was moved to source '\(source)'"
+            json = line("moved", frame, ", \"source\": \(jsonString(source))")
+        case .sourceSuspended(let frame):
+            message = "warning: at \(at(frame)) the source was suspended: nothing is captured until it resumes"
+            json = line("suspended", frame)
+        case .sourceResumed(let frame):
+            message = "warning: at \(at(frame)) the source resumed"
+            json = line("resumed", frame)
+        case .captureInterrupted(let error, let frame):
+            message = "warning: at \(at(frame)) \(error.message)"
+            json = line("interrupted", frame)
+        case .captureResumed(let gap, let frame):
+            message = "warning: capture resumed; the \(seconds(gap)) s gap at \(at(frame)) was written as silence"
+            json = line("gap", frame, ", \"frames\": \(gap), \"duration_s\": \(seconds(gap)), \"reason\": \"server-lost\"")
+        case .fileStarted(let path, let frame):
+            message = "continuing in \(path) at \(at(frame))"
+            json = line("file", frame, ", \"path\": \(jsonString(path))")
+        case .recordingFinished, .captureFailed:
+            return nil
+        @unknown default:
+            return nil
+        }
+    }
+}
+
+/// `seconds` as [h:]mm:ss.mmm.
+func clock(_ seconds: Double) -> String {
+    let millis = Int64((max(0, seconds) * 1000).rounded())
+    let hours = millis / 3_600_000, minutes = millis / 60_000 % 60, secs = millis / 1000 % 60, rest = millis % 1000
+    func pad(_ value: Int64, _ width: Int) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
+    return (hours > 0 ? "\(hours):" : "") + pad(minutes, 2) + ":" + pad(secs, 2) + "." + pad(rest, 3)
+}
