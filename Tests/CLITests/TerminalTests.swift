@@ -93,4 +93,24 @@ struct TerminalTests {
             #expect(!(try terminal.screen(escapes: true)).contains("\u{1B}[3"), "no colour with NO_COLOR")
         }
     }
+
+    @Test func aWarningIsPrintedAboveTheReadoutWhichGoesOnBelowIt() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/take.aiff"
+            let terminal = Terminal()
+            try terminal.start("\(try builtProduct("recorder")) record \(path) --source \(PrivateServer.monoSink).monitor; sleep 60",
+                               width: 160, environment: ["PULSE_SERVER": server.address, "NO_COLOR": ""])
+            _ = try await terminal.waitFor(" dBFS")
+            try server.run("pactl", ["suspend-sink", PrivateServer.monoSink, "1"])
+            let warned = try await terminal.waitFor("the source was suspended")
+            let lines = nonEmptyLines(warned)
+            #expect(lines.count == 2, "\(lines)")
+            #expect(lines.first?.wholeMatch(of: /recorder: warning: at \d\d:\d\d\.\d\d\d the source was suspended: nothing is captured until it resumes/) != nil,
+                    "\(lines)")
+            #expect(lines.last?.contains(" dBFS") == true, "the readout is drawn below the warning: \(lines)")
+            try server.run("pactl", ["suspend-sink", PrivateServer.monoSink, "0"])
+            let resumed = nonEmptyLines(try await terminal.waitFor("the source resumed"))
+            #expect(resumed.count == 3 && resumed[2].contains(" dBFS"), "\(resumed)")
+        }
+    }
 }
