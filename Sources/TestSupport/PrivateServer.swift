@@ -1,11 +1,26 @@
 // A private PulseAudio server for tests: its own runtime directory and socket, stopped whatever happens.
 import Foundation
 
-/// A `pulseaudio` daemon that only the tests talk to, with known sinks and sources:
+/// Which server the tests run against: `RECORDER_TEST_SERVER=pipewire` selects a private PipeWire stack
+/// (pipewire + wireplumber + pipewire-pulse, see scripts/private-pipewire); anything else, PulseAudio.
+public enum ServerKind: String, Sendable {
+    case pulseaudio, pipewire
+
+    public static let current: ServerKind =
+        ProcessInfo.processInfo.environment["RECORDER_TEST_SERVER"] == "pipewire" ? .pipewire : .pulseaudio
+}
+
+/// The package's scripts directory (the harness scripts live there).
+private let scriptsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts").path
+
+/// A `pulseaudio` daemon (or, with `ServerKind.pipewire`, a PipeWire stack speaking the PulseAudio
+/// protocol) that only the tests talk to, with known sinks and sources:
 /// - `rk_mono`: null sink, 1 ch s16le 44.1 kHz (its monitor `rk_mono.monitor` records what is played);
 /// - `rk_stereo`: null sink, 2 ch s16le 44.1 kHz;
 /// - `rk_sine`: a 1 kHz sine source at 44.1 kHz, amplitude 0.5 (peak −6.02 dBFS, RMS −9.03 dBFS),
-///   the server's default source.
+///   the server's default source. PulseAudio's module-sine-source delivers it in 2 s bursts; PipeWire
+///   has no such module, so there it is a pipe source fed continuously by sox.
 /// Null sinks use `norewinds=1` so a player connecting does not make the sink rewind what the monitor
 /// has not yet delivered. The daemon exits by itself 30 s after its last client leaves, so even a
 /// crashed test run leaves nothing behind for long.
@@ -45,20 +60,34 @@ public final class PrivateServer: @unchecked Sendable {
         currentPID = try start()
     }
 
+    public let kind = ServerKind.current
+
     /// Starts the daemon on this directory's socket and returns its pid.
     private func start() throws -> pid_t {
+        if kind == .pipewire {
+            // The stack tears itself down if this process dies without stopping it.
+            let result = try runLeavingDaemons(scriptsDirectory + "/private-pipewire", [directory, String(getpid())])
+            guard result.status == 0, let pid = readPID() else {
+                throw TestFailure("the private PipeWire stack did not start (status \(result.status)): \(result.stderr)")
+            }
+            return pid
+        }
         // --daemonize=yes returns once the daemon has finished starting: the socket is ready then.
         let result = try runProcess("pulseaudio", [
             "-n", "-F", directory + "/server.pa", "--daemonize=yes", "--exit-idle-time=30",
             "--use-pid-file=yes", "--log-target=file:\(directory)/log",
         ], environment: Self.environment(directory))
-        guard result.status == 0,
-              let text = try? String(contentsOfFile: directory + "/pid", encoding: .utf8),
-              let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard result.status == 0, let pid = readPID() else {
             let log = (try? String(contentsOfFile: directory + "/log", encoding: .utf8)) ?? ""
             throw TestFailure("pulseaudio did not start (status \(result.status)): \(result.stderr) \(log)")
         }
         return pid
+    }
+
+    /// The pid the server wrote (pipewire-pulse's, for PipeWire).
+    private func readPID() -> pid_t? {
+        guard let text = try? String(contentsOfFile: directory + "/pid", encoding: .utf8) else { return nil }
+        return pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// Kills the daemon at once (SIGKILL), as a crash would, and waits until it is gone.
@@ -70,14 +99,31 @@ public final class PrivateServer: @unchecked Sendable {
 
     /// Starts the daemon again after `crash()`: same socket, same sinks and sources.
     public func restart() throws {
+        if kind == .pipewire {
+            let result = try runLeavingDaemons(scriptsDirectory + "/private-pipewire", ["--restart-pulse", directory])
+            guard result.status == 0, let pid = readPID() else {
+                throw TestFailure("pipewire-pulse did not restart (status \(result.status)): \(result.stderr)")
+            }
+            lock.withLock { currentPID = pid }
+            return
+        }
+        // The killed daemon may linger as a zombie until init reaps it, and pulseaudio would take its
+        // pid file for a running server: remove it.
+        unlink(directory + "/pid")
         let pid = try start()
         lock.withLock { currentPID = pid }
     }
 
     /// Polls for the exit of a process that is not our child (the daemon daemonized), bounded at ~5 s.
     private static func awaitExit(_ pid: pid_t) {
+        // A zombie (killed, not yet reaped by its parent) counts as gone.
+        func alive() -> Bool {
+            guard kill(pid, 0) == 0 else { return false }
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            return !(stat.split(separator: ")").last?.hasPrefix(" Z") ?? false)
+        }
         var polls = 0
-        while kill(pid, 0) == 0 && polls < 500 {
+        while alive() && polls < 500 {
             usleep(10_000)
             polls += 1
         }
@@ -117,6 +163,10 @@ public final class PrivateServer: @unchecked Sendable {
         defer { lock.unlock() }
         guard !stopped else { return }
         stopped = true
+        if kind == .pipewire {
+            _ = try? runProcess(scriptsDirectory + "/private-pipewire-stop", [directory, "--rm"])
+            return
+        }
         kill(currentPID, SIGTERM)
         Self.awaitExit(currentPID)
         if kill(currentPID, 0) == 0 { kill(currentPID, SIGKILL) }
@@ -129,9 +179,16 @@ public final class PrivateServer: @unchecked Sendable {
 /// Starts a private server, runs `body`, and stops the server whatever happens.
 public func withPrivateServer<T>(extraMonoSinks: Int = 0,
                                  _ body: (PrivateServer) async throws -> T) async throws -> T {
-    let server = try PrivateServer(extraMonoSinks: extraMonoSinks)
-    defer { server.stop() }
-    return try await body(server)
+    // Starting and stopping block (a daemon starts, a stack stops): off the cooperative threads.
+    let server = try await offThread { try PrivateServer(extraMonoSinks: extraMonoSinks) }
+    do {
+        let result = try await body(server)
+        _ = try? await offThread { server.stop() }
+        return result
+    } catch {
+        _ = try? await offThread { server.stop() }
+        throw error
+    }
 }
 
 /// A failure of the test harness itself, with its explanation.

@@ -95,3 +95,14 @@ public func offThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) a
         }
     }
 }
+
+/// Runs a program that leaves daemons behind (a server stack, tmux) through python3's subprocess with
+/// `close_fds`: swift-corelibs-foundation's Process watches a descriptor that such daemons would
+/// otherwise inherit and keep open, and then never sees the program exit.
+public func runLeavingDaemons(_ program: String, _ arguments: [String],
+                              environment: [String: String]? = nil) throws -> ProcessResult {
+    let launcher = "import subprocess, sys; r = subprocess.run(sys.argv[1:], close_fds=True, "
+        + "stdin=subprocess.DEVNULL, capture_output=True); sys.stdout.buffer.write(r.stdout); "
+        + "sys.stderr.buffer.write(r.stderr); sys.exit(r.returncode)"
+    return try runProcess("python3", ["-c", launcher, program] + arguments, environment: environment)
+}

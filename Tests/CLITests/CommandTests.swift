@@ -187,8 +187,18 @@ struct CommandTests {
         try await withPrivateServer { server in
             let text = try await recorder(["sources"], server: server)
             #expect(text.status == 0)
-            #expect(text.stdout.contains("*  \(PrivateServer.sineSource)\tfloat32le 1ch 44100Hz"))
-            #expect(text.stdout.contains(" m \(PrivateServer.monoSink).monitor\ts16le 1ch 44100Hz"))
+            // Formats as the server itself reports them (PulseAudio: the sine source float32le, the null
+            // sink's monitor s16le; PipeWire: float32le for both).
+            var specs: [String: String] = [:]
+            for line in try server.run("pactl", ["list", "short", "sources"]).stdout.split(separator: "\n") {
+                let fields = line.split(separator: "\t").map(String.init)
+                if fields.count >= 4 { specs[fields[1]] = fields[3] }
+            }
+            let sineSpec = try #require(specs[PrivateServer.sineSource])
+            let monitorSpec = try #require(specs[PrivateServer.monoSink + ".monitor"])
+            #expect(sineSpec.hasSuffix(" 1ch 44100Hz") && monitorSpec.hasSuffix(" 1ch 44100Hz"))
+            #expect(text.stdout.contains("*  \(PrivateServer.sineSource)\t\(sineSpec)"), "\(text.stdout)")
+            #expect(text.stdout.contains(" m \(PrivateServer.monoSink).monitor\t\(monitorSpec)"), "\(text.stdout)")
             let json = try await recorder(["sources", "--json"], server: server)
             struct Source: Decodable { let name: String; let `default`: Bool; let monitor: Bool; let channels: Int }
             let sources = try json.stdout.split(separator: "\n").map {

@@ -119,7 +119,9 @@ struct FaultCommandTests {
         }
     }
 
-    @Test func movedAndSuspendedStreamsAreVisibleWarnings() async throws {
+    @Test(.enabled(if: ServerKind.current == .pulseaudio,
+                 "on PipeWire, moves are wireplumber's business: 0.4.13 may keep a stream on the source it asked for, so a move is not reliable there"))
+    func movedAndSuspendedStreamsAreVisibleWarnings() async throws {
         try await withPrivateServer { server in
             let path = try temporaryDirectory() + "/moved.aiff"
             let process = try await started(path, server)
@@ -128,21 +130,29 @@ struct FaultCommandTests {
             try server.run("pactl", ["move-source-output", String(index), PrivateServer.stereoSink + ".monitor"])
             try server.run("pactl", ["suspend-sink", PrivateServer.stereoSink, "1"])
             try server.run("pactl", ["suspend-sink", PrivateServer.stereoSink, "0"])
+            try server.run("pactl", ["move-source-output", String(index), monitor])
             var output: [String] = []
+            var moves = 0
             for await line in process.lines {
                 output.append(line)
-                if line.contains("\"event\": \"resumed\"") { break }
+                if line.contains("\"event\": \"moved\"") { moves += 1 }
+                if moves == 2 { break }
             }
             process.send(SIGINT)
             for await line in process.lines { output.append(line) }
             let (status, stderr) = process.wait()
             #expect(status == 0, "\(stderr)")
             let events = try eventLines(output.joined(separator: "\n"))
-            #expect(events.map(\.event) == ["moved", "suspended", "resumed"])
-            #expect(events.first?.source == PrivateServer.stereoSink + ".monitor")
+            // PipeWire does not suspend a node a stream is using, and sends no suspend (see the API test).
+            let suspension = server.kind == .pulseaudio ? ["suspended", "resumed"] : []
+            #expect(events.map(\.event) == ["moved"] + suspension + ["moved"])
+            #expect(events.first?.source == PrivateServer.stereoSink + ".monitor" && events.last?.source == monitor)
             #expect(stderr.contains("the stream was moved to source '\(PrivateServer.stereoSink).monitor'"))
-            #expect(stderr.contains("the source was suspended: nothing is captured until it resumes"))
-            #expect(stderr.contains("the source resumed"))
+            #expect(stderr.contains("the stream was moved to source '\(monitor)'"))
+            if server.kind == .pulseaudio {
+                #expect(stderr.contains("the source was suspended: nothing is captured until it resumes"))
+                #expect(stderr.contains("the source resumed"))
+            }
         }
     }
 

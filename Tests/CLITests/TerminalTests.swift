@@ -15,12 +15,8 @@ final class Terminal {
     /// Starts `command` in a detached session of `width` columns with `environment` added.
     func start(_ command: String, width: Int, environment: [String: String]) throws {
         let variables = environment.flatMap { ["-e", "\($0.key)=\($0.value)"] }
-        // The tmux server this starts would inherit and hold open whatever descriptors it is given,
-        // including the one Foundation watches to see its child exit: start it with none (close_fds).
-        let launcher = "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:], close_fds=True, "
-            + "stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode)"
-        let result = try runProcess("python3", ["-c", launcher, "tmux", "-L", socket, "new-session", "-d",
-                                                "-x", "\(width)", "-y", "10"] + variables + [command])
+        let result = try runLeavingDaemons("tmux", ["-L", socket, "new-session", "-d",
+                                                    "-x", "\(width)", "-y", "10"] + variables + [command])
         guard result.status == 0 else { throw TestFailure("tmux new-session failed: \(result.stderr)") }
     }
 
@@ -94,23 +90,28 @@ struct TerminalTests {
         }
     }
 
-    @Test func aWarningIsPrintedAboveTheReadoutWhichGoesOnBelowIt() async throws {
+    @Test(.enabled(if: ServerKind.current == .pulseaudio,
+                 "on PipeWire, moves are wireplumber's business: 0.4.13 may keep a stream on the source it asked for, so a move is not reliable there"))
+    func aWarningIsPrintedAboveTheReadoutWhichGoesOnBelowIt() async throws {
         try await withPrivateServer { server in
             let path = try temporaryDirectory() + "/take.aiff"
             let terminal = Terminal()
             try terminal.start("\(try builtProduct("recorder")) record \(path) --source \(PrivateServer.monoSink).monitor; sleep 60",
                                width: 160, environment: ["PULSE_SERVER": server.address, "NO_COLOR": ""])
             _ = try await terminal.waitFor(" dBFS")
-            try server.run("pactl", ["suspend-sink", PrivateServer.monoSink, "1"])
-            let warned = try await terminal.waitFor("the source was suspended")
+            let outputs = try server.run("pactl", ["list", "short", "source-outputs"]).stdout
+            let index = try #require(outputs.split(separator: "\n").first?.split(separator: "\t").first)
+            let other = PrivateServer.stereoSink + ".monitor"
+            try server.run("pactl", ["move-source-output", String(index), other])
+            let warned = try await terminal.waitFor("moved to source '\(other)'")
             let lines = nonEmptyLines(warned)
             #expect(lines.count == 2, "\(lines)")
-            #expect(lines.first?.wholeMatch(of: /recorder: warning: at \d\d:\d\d\.\d\d\d the source was suspended: nothing is captured until it resumes/) != nil,
+            #expect(lines.first?.wholeMatch(of: /recorder: warning: at \d\d:\d\d\.\d\d\d the stream was moved to source 'rk_stereo.monitor'/) != nil,
                     "\(lines)")
             #expect(lines.last?.contains(" dBFS") == true, "the readout is drawn below the warning: \(lines)")
-            try server.run("pactl", ["suspend-sink", PrivateServer.monoSink, "0"])
-            let resumed = nonEmptyLines(try await terminal.waitFor("the source resumed"))
-            #expect(resumed.count == 3 && resumed[2].contains(" dBFS"), "\(resumed)")
+            try server.run("pactl", ["move-source-output", String(index), PrivateServer.monoSink + ".monitor"])
+            let back = nonEmptyLines(try await terminal.waitFor("moved to source '\(PrivateServer.monoSink).monitor'"))
+            #expect(back.count == 3 && back[2].contains(" dBFS"), "\(back)")
         }
     }
 }

@@ -95,7 +95,9 @@ struct FaultToleranceTests {
         }
     }
 
-    @Test func movingTheStreamAndSuspendingTheSourceAreReported() async throws {
+    @Test(.enabled(if: ServerKind.current == .pulseaudio,
+                 "on PipeWire, moves are wireplumber's business: 0.4.13 may keep a stream on the source it asked for, so a move is not reliable there"))
+    func movingTheStreamAndSuspendingTheSourceAreReported() async throws {
         try await withPrivateServer { server in
             let recorder = try Recorder(source: monitor, server: server.address)
             defer { recorder.stop() }
@@ -103,13 +105,23 @@ struct FaultToleranceTests {
             let outputs = try server.run("pactl", ["list", "short", "source-outputs"]).stdout
             let index = try #require(outputs.split(separator: "\n").first?.split(separator: "\t").first)
             try server.run("pactl", ["move-source-output", String(index), PrivateServer.stereoSink + ".monitor"])
-            let moved = try await firstEvent(events) { if case .sourceMoved = $0 { true } else { false } }
-            guard case .sourceMoved(let source, _) = moved else { return }
-            #expect(source == PrivateServer.stereoSink + ".monitor")
             try server.run("pactl", ["suspend-sink", PrivateServer.stereoSink, "1"])
-            _ = try await firstEvent(events) { if case .sourceSuspended = $0 { true } else { false } }
             try server.run("pactl", ["suspend-sink", PrivateServer.stereoSink, "0"])
-            _ = try await firstEvent(events) { if case .sourceResumed = $0 { true } else { false } }
+            try server.run("pactl", ["move-source-output", String(index), monitor])
+            var seen: [String] = []
+            for await event in events {
+                switch event {
+                case .sourceMoved(let source, _): seen.append("moved to " + source)
+                case .sourceSuspended: seen.append("suspended")
+                case .sourceResumed: seen.append("resumed")
+                default: break
+                }
+                if seen.count > 1 && seen.last!.hasPrefix("moved") { break }
+            }
+            // PipeWire does not suspend a node a stream is using (the request succeeds, the source goes on
+            // running, and no suspend is sent); PulseAudio suspends it and says so.
+            let suspension = server.kind == .pulseaudio ? ["suspended", "resumed"] : []
+            #expect(seen == ["moved to " + PrivateServer.stereoSink + ".monitor"] + suspension + ["moved to " + monitor])
         }
     }
 
@@ -148,7 +160,8 @@ struct FaultToleranceTests {
             let file = try readSoundFile(path)
             let offset = try #require(firstIndex(of: Array(noise[0..<64]), in: file.samples))
             let played = file.samples.count - offset
-            #expect(played > 44_100 && played < noise.count, "\(played) frames of noise in the file")
+            // The noise may begin inside the buffer that started the second: up to one buffer less.
+            #expect(played > 44_100 - 4_410 && played < noise.count, "\(played) frames of noise in the file")
             #expect(Array(file.samples[offset...].prefix(noise.count)) == Array(noise.prefix(played)))
             print("stop: server had captured through frame \(serverCaptured); the file ends at "
                   + "\(done.startFrame + done.frameCount)")
@@ -185,9 +198,10 @@ struct FaultToleranceTests {
             let gap = try #require(summary.gaps.first)
             #expect(summary.gaps.count == 1 && gap.reason == .serverLost)
             if case .captureResumed(let frames, _) = resumed { #expect(frames == gap.frameCount) }
-            // The outage lasted from the crash to the restart, plus one retry period (200 ms) at most.
+            // Nothing was captured from the last data before the crash (≤ 100 ms earlier) until the
+            // recorder was back (≤ one 200 ms retry after the restart, more on a loaded machine).
             let outage = restarted - crashed
-            #expect(gap.duration >= outage - 0.05 && gap.duration <= outage + 0.5,
+            #expect(gap.duration >= outage && gap.duration <= outage + 1.0,
                     "gap \(gap.duration) s for an outage of \(outage) s")
             let file = try readSoundFile(path)
             #expect(Int64(file.frames) == summary.frameCount)

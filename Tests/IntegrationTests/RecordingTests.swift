@@ -240,7 +240,8 @@ struct RecordingTests {
                 seen.withLock { $0.append((buffer.startFrame, buffer.frameCount)) }
             }
             let readings = recorder.levelReadings()
-            _ = try await readingThrough(recorder.capturedFrames + 44_100, readings)
+            // The handler runs just after a buffer's reading is published: wait one buffer more.
+            _ = try await readingThrough(recorder.capturedFrames + 48_510, readings)
             recorder.setInputHandler(nil)
             let buffers = seen.withLock { $0 }
             #expect(buffers.count >= 10)

@@ -56,7 +56,11 @@ final class CaptureStream: @unchecked Sendable {
     let failed = Atomic<Bool>(false)
     /// CLOCK_MONOTONIC nanoseconds when `failed` was set.
     private let failedAt = Atomic<Int64>(0)
-    private var closed = false
+    /// CLOCK_MONOTONIC nanoseconds when data last arrived: the capture timeline ends there if the
+    /// server goes away, so a reconnection gap is measured from it.
+    private let lastDataAt = Atomic<Int64>(0)
+    /// Set by `close`; read by callbacks, which then do nothing.
+    private let closed = Atomic<Bool>(false)
     /// The source recorded from (the server's default resolved to its name when connecting).
     let sourceName: String
     /// The server connected to first, as libpulse names it.
@@ -91,6 +95,12 @@ final class CaptureStream: @unchecked Sendable {
     /// Creates a corked record stream and waits until it is ready. No callback touches `self` yet.
     private static func openStream(on connection: PulseConnection, format: StreamFormat, source: String?,
                                    fragmentBytes: Int, maxQueueBytes: Int?) throws(RecorderError) -> (OpaquePointer, String) {
+        if let source, !connection.hasSource(named: source) {
+            let available = connection.sources().map(\.name).joined(separator: ", ")
+            throw RecorderError(.sourceNotFound,
+                "no capture source named '\(source)' on \(connection.serverName); available sources: "
+                + "\(available.isEmpty ? "none" : available) (list them with `pactl list short sources`)")
+        }
         var spec = pa_sample_spec(format: PA_SAMPLE_S16BE, rate: UInt32(format.sampleRate),
                                   channels: UInt8(format.channelCount))
         var map = pa_channel_map()
@@ -175,6 +185,7 @@ final class CaptureStream: @unchecked Sendable {
             }, me)
             pa_stream_set_read_callback(stream, { stream, _, userdata in
                 let capture = Unmanaged<CaptureStream>.fromOpaque(userdata!).takeUnretainedValue()
+                capture.lastDataAt.store(monotonicNanoseconds(), ordering: .relaxed)
                 capture.readAvailable(stream!)
                 if capture.drainWaiting { pa_threaded_mainloop_signal(capture.currentMainloop(of: stream), 0) }
             }, me)
@@ -288,7 +299,7 @@ final class CaptureStream: @unchecked Sendable {
     /// libpulse's queue near its limit, drops the oldest fragment (counted, silence owed).
     @discardableResult
     private func readAvailable(_ stream: OpaquePointer) -> Bool {
-        guard !closed else { return true }
+        guard !closed.load(ordering: .acquiring) else { return true }
         guard filler.writeOwedSilence() else { return stall(stream) }
         while pa_stream_readable_size(stream) > 0 {
             var data: UnsafeRawPointer?
@@ -326,7 +337,8 @@ final class CaptureStream: @unchecked Sendable {
     // MARK: Loss and reconnection
 
     /// Disconnects the failed stream and its connection; the timeline keeps its position.
-    /// Returns the CLOCK_MONOTONIC nanoseconds at which the failure was seen.
+    /// Returns the CLOCK_MONOTONIC nanoseconds at which capture stopped: when the last data arrived
+    /// (or, if none ever did, when the failure was seen).
     func detachFailed() -> Int64 {
         linkLock.lock()
         defer { linkLock.unlock() }
@@ -334,7 +346,8 @@ final class CaptureStream: @unchecked Sendable {
             link = nil
             Self.closeLink(old)
         }
-        return failedAt.load(ordering: .relaxed)
+        let last = lastDataAt.load(ordering: .relaxed)
+        return last > 0 ? last : failedAt.load(ordering: .relaxed)
     }
 
     /// One attempt to connect again to the same server and source. On success, owes silence for the
@@ -352,7 +365,7 @@ final class CaptureStream: @unchecked Sendable {
         }
         linkLock.lock()
         defer { linkLock.unlock() }
-        guard !closed else {
+        guard !closed.load(ordering: .acquiring) else {
             Self.closeLink(Link(connection: connection, stream: stream, baseBytes: 0))
             throw RecorderError(.invalidState, "the recorder was stopped while reconnecting")
         }
@@ -383,8 +396,7 @@ final class CaptureStream: @unchecked Sendable {
     func close() {
         linkLock.lock()
         defer { linkLock.unlock() }
-        guard !closed else { return }
-        closed = true
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         if let old = link {
             link = nil
             Self.closeLink(old)

@@ -123,6 +123,28 @@ final class PulseConnection: @unchecked Sendable {
     }
 
     /// Every capture source on the server, in the server's order.
+    /// Whether the server has a source of this name. Asked before connecting a stream: PulseAudio
+    /// refuses a stream to a missing source, but pipewire-pulse accepts it and waits (or falls back),
+    /// so the answer has to come from the source list itself.
+    func hasSource(named name: String) -> Bool {
+        final class Result { var found = false }
+        let result = Result()
+        withLock {
+            let context = ResultContext(mainloop: mainloop, payload: result)
+            withExtendedLifetime(context) {
+                wait(for: pa_context_get_source_info_by_name(self.context, name, { _, info, eol, userdata in
+                    let context = Unmanaged<ResultContext>.fromOpaque(userdata!).takeUnretainedValue()
+                    if eol == 0, info != nil {
+                        (context.payload as! Result).found = true
+                    } else {
+                        pa_threaded_mainloop_signal(context.mainloop, 0)
+                    }
+                }, Unmanaged.passUnretained(context).toOpaque()))
+            }
+        }
+        return result.found
+    }
+
     func sources() -> [SourceInfo] {
         final class Result { var sources: [SourceInfo] = [] }
         let result = Result()
