@@ -2,32 +2,33 @@
 import Glibc
 import Synchronization
 
-/// A single-producer single-consumer queue of buffer indices.
-///
-/// Holds at most `capacity` indices; each buffer index is in at most one place at a time (free ring,
-/// filled ring, the buffer being filled, the buffer being delivered), so pushes never find it full.
-final class IndexRing: @unchecked Sendable {
+/// A single-producer single-consumer queue of fixed capacity, preallocated: pushing and popping never
+/// allocate or block.
+final class SPSCRing<Element>: @unchecked Sendable {
     // @unchecked Sendable: `slots` is touched only by the one producer (before its release store of
     // `tail`) and the one consumer (after its acquire load of `tail`); `head`/`tail` are atomics.
-    private let slots: UnsafeMutablePointer<Int>
+    private let slots: UnsafeMutablePointer<Element>
     private let capacity: Int
     private let head = Atomic<Int>(0)
     private let tail = Atomic<Int>(0)
 
-    init(capacity: Int) {
+    init(capacity: Int, filler: Element) {
         self.capacity = capacity
         slots = .allocate(capacity: capacity)
-        slots.initialize(repeating: -1, count: capacity)
+        slots.initialize(repeating: filler, count: capacity)
     }
 
-    deinit { slots.deallocate() }
+    deinit {
+        slots.deinitialize(count: capacity)
+        slots.deallocate()
+    }
 
-    /// Producer side. Returns false only if the ring is full, which the pool's invariant rules out.
+    /// Producer side. Returns false if the ring is full.
     @discardableResult
-    func push(_ index: Int) -> Bool {
+    func push(_ element: Element) -> Bool {
         let t = tail.load(ordering: .relaxed)
         guard t - head.load(ordering: .acquiring) < capacity else { return false }
-        slots[t % capacity] = index
+        slots[t % capacity] = element
         tail.store(t + 1, ordering: .releasing)
         return true
     }
@@ -38,13 +39,25 @@ final class IndexRing: @unchecked Sendable {
     }
 
     /// Consumer side.
-    func pop() -> Int? {
+    func pop() -> Element? {
         let h = head.load(ordering: .relaxed)
         guard h != tail.load(ordering: .acquiring) else { return nil }
-        let index = slots[h % capacity]
+        let element = slots[h % capacity]
         head.store(h + 1, ordering: .releasing)
-        return index
+        return element
     }
+}
+
+/// Buffer indices between the threads. Each buffer index is in at most one place at a time (free ring,
+/// filled ring, the buffer being filled, the buffer being delivered), so pushes never find it full.
+final class IndexRing: @unchecked Sendable {
+    // @unchecked Sendable: only holds the ring, which is safe for one producer and one consumer.
+    private let ring: SPSCRing<Int>
+    init(capacity: Int) { ring = SPSCRing(capacity: capacity, filler: -1) }
+    @discardableResult
+    func push(_ index: Int) -> Bool { ring.push(index) }
+    var isEmptyForConsumer: Bool { ring.isEmptyForConsumer }
+    func pop() -> Int? { ring.pop() }
 }
 
 /// A counting semaphore (POSIX): posting never blocks, so the capture thread may post.
@@ -154,47 +167,24 @@ struct CaptureNotice: Sendable, Equatable {
     var count: Int64
 }
 
-/// A single-producer single-consumer queue of notices, preallocated. The producer is whoever holds
-/// the mainloop lock (the mainloop thread in a callback, or a thread that took the lock), so producers
-/// never overlap. When full, a notice is not queued and `overflowed` is counted (the frame totals
-/// stay exact in `FrameCounter`s).
+/// Notices between the threads, preallocated. The producer is whoever holds the mainloop lock (the
+/// mainloop thread in a callback, or a thread that took the lock), so producers never overlap. When
+/// full, a notice is not queued and `overflowed` is counted (the frame totals stay exact in
+/// `FrameCounter`s).
 final class NoticeRing: @unchecked Sendable {
-    // @unchecked Sendable: same protocol as IndexRing: `slots` written by the producer before its
-    // release store of `tail`, read by the consumer after its acquire load of it.
-    private let slots: UnsafeMutablePointer<CaptureNotice>
-    private let capacity: Int
-    private let head = Atomic<Int>(0)
-    private let tail = Atomic<Int>(0)
+    // @unchecked Sendable: only holds the ring (one producer at a time, one consumer) and an atomic.
+    private let ring: SPSCRing<CaptureNotice>
     let overflowed = Atomic<Int>(0)
 
     init(capacity: Int = 256) {
-        self.capacity = capacity
-        slots = .allocate(capacity: capacity)
-        slots.initialize(repeating: CaptureNotice(kind: .dropped, frame: 0, count: 0), count: capacity)
-    }
-
-    deinit {
-        slots.deinitialize(count: capacity)
-        slots.deallocate()
+        ring = SPSCRing(capacity: capacity, filler: CaptureNotice(kind: .dropped, frame: 0, count: 0))
     }
 
     func push(_ notice: CaptureNotice) {
-        let t = tail.load(ordering: .relaxed)
-        guard t - head.load(ordering: .acquiring) < capacity else {
-            overflowed.add(1, ordering: .relaxed)
-            return
-        }
-        slots[t % capacity] = notice
-        tail.store(t + 1, ordering: .releasing)
+        if !ring.push(notice) { overflowed.add(1, ordering: .relaxed) }
     }
 
-    func pop() -> CaptureNotice? {
-        let h = head.load(ordering: .relaxed)
-        guard h != tail.load(ordering: .acquiring) else { return nil }
-        let notice = slots[h % capacity]
-        head.store(h + 1, ordering: .releasing)
-        return notice
-    }
+    func pop() -> CaptureNotice? { ring.pop() }
 }
 
 /// The producer side of the pool: copies incoming bytes into the buffer being filled and hands it on.

@@ -151,6 +151,15 @@ public final class PrivateServer: @unchecked Sendable {
         return result
     }
 
+    /// Moves the one record stream connected to this server to `source` (`pactl move-source-output`).
+    public func moveRecordStream(to source: String) throws {
+        let outputs = try run("pactl", ["list", "short", "source-outputs"]).stdout.split(separator: "\n")
+        guard outputs.count == 1, let index = outputs[0].split(separator: "\t").first else {
+            throw TestFailure("expected one record stream on the server, found \(outputs.count)")
+        }
+        try run("pactl", ["move-source-output", String(index), source])
+    }
+
     /// Plays a sound file into `sink` at 100 % volume and returns when it has been played.
     /// The wait happens on a thread of its own, not on one of the cooperative threads.
     public func play(_ path: String, sink: String = PrivateServer.monoSink) async throws {

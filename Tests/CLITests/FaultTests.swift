@@ -125,12 +125,10 @@ struct FaultCommandTests {
         try await withPrivateServer { server in
             let path = try temporaryDirectory() + "/moved.aiff"
             let process = try await started(path, server)
-            let outputs = try server.run("pactl", ["list", "short", "source-outputs"]).stdout
-            let index = try #require(outputs.split(separator: "\n").first?.split(separator: "\t").first)
-            try server.run("pactl", ["move-source-output", String(index), PrivateServer.stereoSink + ".monitor"])
+            try server.moveRecordStream(to: PrivateServer.stereoSink + ".monitor")
             try server.run("pactl", ["suspend-sink", PrivateServer.stereoSink, "1"])
             try server.run("pactl", ["suspend-sink", PrivateServer.stereoSink, "0"])
-            try server.run("pactl", ["move-source-output", String(index), monitor])
+            try server.moveRecordStream(to: monitor)
             var output: [String] = []
             var moves = 0
             for await line in process.lines {

@@ -99,17 +99,15 @@ struct TerminalTests {
             try terminal.start("\(try builtProduct("recorder")) record \(path) --source \(PrivateServer.monoSink).monitor; sleep 60",
                                width: 160, environment: ["PULSE_SERVER": server.address, "NO_COLOR": ""])
             _ = try await terminal.waitFor(" dBFS")
-            let outputs = try server.run("pactl", ["list", "short", "source-outputs"]).stdout
-            let index = try #require(outputs.split(separator: "\n").first?.split(separator: "\t").first)
             let other = PrivateServer.stereoSink + ".monitor"
-            try server.run("pactl", ["move-source-output", String(index), other])
+            try server.moveRecordStream(to: other)
             let warned = try await terminal.waitFor("moved to source '\(other)'")
             let lines = nonEmptyLines(warned)
             #expect(lines.count == 2, "\(lines)")
             #expect(lines.first?.wholeMatch(of: /recorder: warning: at \d\d:\d\d\.\d\d\d the stream was moved to source 'rk_stereo.monitor'/) != nil,
                     "\(lines)")
             #expect(lines.last?.contains(" dBFS") == true, "the readout is drawn below the warning: \(lines)")
-            try server.run("pactl", ["move-source-output", String(index), PrivateServer.monoSink + ".monitor"])
+            try server.moveRecordStream(to: PrivateServer.monoSink + ".monitor")
             let back = nonEmptyLines(try await terminal.waitFor("moved to source '\(PrivateServer.monoSink).monitor'"))
             #expect(back.count == 3 && back[2].contains(" dBFS"), "\(back)")
         }

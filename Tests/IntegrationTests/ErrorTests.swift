@@ -91,6 +91,21 @@ struct ErrorTests {
         }
     }
 
+    @Test func aReadOnlyFilesystemAndASymlinkLoopCannotBeCreated() async throws {
+        try await withTinyDisk(readOnly: true) { mountPoint in try await withPrivateServer { server in
+            let recorder = try Recorder(source: PrivateServer.sineSource, server: server.address)
+            defer { recorder.stop() }
+            let readOnly = expectError(.cannotCreateFile) { try recorder.record(to: mountPoint + "/take.aiff") }
+            #expect(readOnly?.message == "cannot create '\(mountPoint)/take.aiff': Read-only file system; choose a writable location")
+            let directory = try temporaryDirectory()
+            try FileManager.default.createSymbolicLink(atPath: directory + "/a", withDestinationPath: directory + "/b")
+            try FileManager.default.createSymbolicLink(atPath: directory + "/b", withDestinationPath: directory + "/a")
+            let loop = expectError(.cannotCreateFile) { try recorder.record(to: directory + "/a/take.aiff") }
+            #expect(loop?.message.contains("symbolic link (or a loop of them)") == true)
+            #expect(!recorder.isRecording)
+        } }
+    }
+
     @Test func aFullDiskEndsTheRecordingWithThePathTheReasonAndAValidFile() async throws {
         // A 64 KiB tmpfs: about 0.7 s of 44.1 kHz mono.
         try await withTinyDisk { mountPoint in try await withPrivateServer { server in

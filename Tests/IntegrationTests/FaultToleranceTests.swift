@@ -102,12 +102,10 @@ struct FaultToleranceTests {
             let recorder = try Recorder(source: monitor, server: server.address)
             defer { recorder.stop() }
             let events = recorder.events()
-            let outputs = try server.run("pactl", ["list", "short", "source-outputs"]).stdout
-            let index = try #require(outputs.split(separator: "\n").first?.split(separator: "\t").first)
-            try server.run("pactl", ["move-source-output", String(index), PrivateServer.stereoSink + ".monitor"])
+            try server.moveRecordStream(to: PrivateServer.stereoSink + ".monitor")
             try server.run("pactl", ["suspend-sink", PrivateServer.stereoSink, "1"])
             try server.run("pactl", ["suspend-sink", PrivateServer.stereoSink, "0"])
-            try server.run("pactl", ["move-source-output", String(index), monitor])
+            try server.moveRecordStream(to: monitor)
             var seen: [String] = []
             for await event in events {
                 switch event {

@@ -97,6 +97,7 @@ import Testing
     }
 
     @Test(arguments: [(0, 1, "invalid sample rate 0 Hz"), (384_001, 1, "invalid sample rate 384001 Hz"),
+                      (1_000_000_000, 1, "invalid sample rate 1000000000 Hz"),
                       (44_100, 0, "invalid channel count 0"), (44_100, 33, "invalid channel count 33")])
     func invalidFormatsThrowBeforeConnecting(rate: Int, channels: Int, message: String) {
         #expect {

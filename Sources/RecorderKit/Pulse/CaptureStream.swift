@@ -181,13 +181,13 @@ final class CaptureStream: @unchecked Sendable {
                     capture.failed.store(true, ordering: .releasing)
                     capture.dataReady.post()
                 }
-                pa_threaded_mainloop_signal(capture.currentMainloop(of: stream), 0)
+                pa_threaded_mainloop_signal(capture.mainloopForCallbacks, 0)
             }, me)
             pa_stream_set_read_callback(stream, { stream, _, userdata in
                 let capture = Unmanaged<CaptureStream>.fromOpaque(userdata!).takeUnretainedValue()
                 capture.lastDataAt.store(monotonicNanoseconds(), ordering: .relaxed)
                 capture.readAvailable(stream!)
-                if capture.drainWaiting { pa_threaded_mainloop_signal(capture.currentMainloop(of: stream), 0) }
+                if capture.drainWaiting { pa_threaded_mainloop_signal(capture.mainloopForCallbacks, 0) }
             }, me)
             pa_stream_set_moved_callback(stream, { _, userdata in
                 let capture = Unmanaged<CaptureStream>.fromOpaque(userdata!).takeUnretainedValue()
@@ -210,9 +210,9 @@ final class CaptureStream: @unchecked Sendable {
         }
     }
 
-    /// The mainloop of the installed link; read only by callbacks (which run on that mainloop).
+    /// The mainloop of the installed link, for callbacks to signal: set under that mainloop's lock,
+    /// read by callbacks (which run holding it).
     private var mainloopForCallbacks: OpaquePointer?
-    private func currentMainloop(of stream: OpaquePointer?) -> OpaquePointer? { mainloopForCallbacks }
 
     /// Runs `body` with the stream's locks held (`linkLock`, then the mainloop lock if connected).
     func withLock<T>(_ body: () -> T) -> T {
