@@ -40,6 +40,9 @@ struct ErrorTests {
             #expect(error?.message.contains("'no-such-mic'") == true)
             #expect(error?.message.contains(PrivateServer.sineSource) == true)
             #expect(error?.message.contains(PrivateServer.monoSink + ".monitor") == true)
+            // Shell metacharacters are just characters of a name that does not exist.
+            let odd = expectError(.sourceNotFound) { _ = try Recorder(source: "no;such$(mic)", server: server.address) }
+            #expect(odd?.message.hasPrefix("no capture source named 'no;such$(mic)'") == true)
         }
     }
 
@@ -48,6 +51,10 @@ struct ErrorTests {
         #expect(count?.message.contains("buffer count 1") == true)
         let duration = expectError(.invalidFormat) { _ = try Recorder(server: "unix:/nonexistent", bufferDuration: 5) }
         #expect(duration?.message.contains("5 ms") == true)
+        let queue = expectError(.invalidFormat) { _ = try Recorder(server: "unix:/nonexistent", maxQueueDuration: 300) }
+        #expect(queue?.message == "invalid queue duration 300 ms: use at least 4 buffers' worth (400 ms)")
+        let timeout = expectError(.invalidFormat) { _ = try Recorder(server: "unix:/nonexistent", reconnectTimeout: -1) }
+        #expect(timeout?.message == "invalid reconnect timeout -1.0 s: use 0 or more seconds")
     }
 
     @Test func fileErrorsNameThePathAndLeaveExistingFilesUntouched() async throws {
@@ -81,6 +88,11 @@ struct ErrorTests {
             let mp3 = expectError(.unsupportedFileType) { try recorder.record(to: directory + "/take.mp3") }
             #expect(mp3?.message.contains(".aiff") == true)
             #expect(!FileManager.default.fileExists(atPath: directory + "/take.mp3"))
+            for bad in [-1, Double.nan] {
+                let duration = expectError(.invalidFormat) { try recorder.record(to: directory + "/d.aiff", duration: bad) }
+                #expect(duration?.message == "invalid duration \(bad) s: use 0 or more seconds")
+            }
+            #expect(!FileManager.default.fileExists(atPath: directory + "/d.aiff"))
             #expect(!recorder.isRecording)
 
             // Explicit overwrite replaces the file (AudioFile's EraseFile).

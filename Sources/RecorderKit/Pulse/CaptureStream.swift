@@ -206,7 +206,7 @@ final class CaptureStream: @unchecked Sendable {
             }
             link = new
             mainloopForCallbacks = new.connection.mainloop
-            pa_operation_unref(pa_stream_cork(stream, 0, nil, nil))
+            if let operation = pa_stream_cork(stream, 0, nil, nil) { pa_operation_unref(operation) }
         }
     }
 
