@@ -21,9 +21,14 @@ let package = Package(
             pkgConfig: "sndfile",
             providers: [.apt(["libsndfile1-dev"])]
         ),
+        .systemLibrary(
+            name: "CEbur128",
+            pkgConfig: "libebur128",
+            providers: [.apt(["libebur128-dev"])]
+        ),
         .target(
             name: "RecorderKit",
-            dependencies: ["CPulse", "CSndFile"]
+            dependencies: ["CPulse", "CSndFile", "CEbur128"]
         ),
         .executableTarget(
             name: "recorder",

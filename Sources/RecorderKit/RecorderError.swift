@@ -9,7 +9,7 @@ public struct RecorderError: Error, Sendable, Hashable, CustomStringConvertible 
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: Hashable, Sendable {
             case invalidFormat, serverUnreachable, sourceNotFound, streamFailed
-            case fileExists, cannotCreateFile, unsupportedFileType, writeFailed, invalidState
+            case fileExists, cannotCreateFile, unsupportedFileType, writeFailed, invalidState, cannotReadFile
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -30,6 +30,8 @@ public struct RecorderError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let unsupportedFileType = Code(.unsupportedFileType)
         /// Writing audio to the file failed (disk full, I/O error).
         public static let writeFailed = Code(.writeFailed)
+        /// A file to analyze could not be opened or read.
+        public static let cannotReadFile = Code(.cannotReadFile)
         /// The call does not fit the recorder's state (already recording, already stopped).
         public static let invalidState = Code(.invalidState)
 

@@ -9,12 +9,12 @@ struct RecorderCommand: AsyncParsableCommand {
         commandName: "recorder",
         abstract: "Record audio from PulseAudio or PipeWire into AIFF (or WAV, CAF, FLAC), with dBFS meters.",
         discussion: """
-            Exit status: 0 success; 64 usage error; 69 server or source unavailable; \
+            Exit status: 0 success; 64 usage error; 66 a file to analyze cannot be read; 69 server or source unavailable; \
             73 cannot create the output file; 74 I/O error while recording (the file is still \
             finalized); 1 anything else.
             """,
         version: "0.1.0",
-        subcommands: [Record.self, Meter.self, Sources.self])
+        subcommands: [Record.self, Meter.self, Sources.self, Analyze.self])
 
     /// Like the default entry point, but a usage error is one line on stderr (what went wrong and where
     /// to look), and errors already reported by `fail` just set the exit status.
@@ -51,6 +51,7 @@ struct RecorderCommand: AsyncParsableCommand {
 enum ExitStatus {
     static let usage: Int32 = 64
     static let unavailable: Int32 = 69
+    static let noInput: Int32 = 66
     static let cannotCreate: Int32 = 73
     static let ioError: Int32 = 74
     static let other: Int32 = 1
@@ -60,6 +61,7 @@ enum ExitStatus {
         case .invalidFormat, .unsupportedFileType: return usage
         case .serverUnreachable, .sourceNotFound: return unavailable
         case .fileExists, .cannotCreateFile: return cannotCreate
+        case .cannotReadFile: return noInput
         case .writeFailed, .streamFailed: return ioError
         default: return other
         }

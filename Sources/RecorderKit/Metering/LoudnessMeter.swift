@@ -1,0 +1,100 @@
+// EBU R128 / ITU-R BS.1770 loudness and true peak through libebur128, live or over a file.
+import CEbur128
+import Glibc
+
+/// Loudness as EBU R128 defines it, computed by libebur128 (K-weighting, gating and true-peak
+/// oversampling are libebur128's, not re-derived here):
+/// - momentary: mean-square loudness of the last 400 ms, in LUFS;
+/// - short-term: of the last 3 s, in LUFS;
+/// - integrated: of everything so far, gated at −70 LUFS and then 10 LU under the ungated level;
+/// - loudness range (EBU Tech 3342): 95th minus 10th percentile of the short-term values, gated at
+///   −70 LUFS and 20 LU under, in LU;
+/// - true peak per channel: the peak of the signal oversampled 4× (2× above 96 kHz), in dBTP.
+///
+/// Channels follow libebur128's default order (left, right, centre, left surround, right surround); a
+/// mono signal counts once, so a full-scale 997 Hz sine in it reads −3.01 LUFS. Feed it from one thread.
+/// `maxMomentary` and `maxShortTerm` are sampled every 100 ms of audio, as ffmpeg's ebur128 filter does.
+public final class LoudnessMeter {
+    private var state: UnsafeMutablePointer<ebur128_state>?
+    public let channelCount: Int
+    public let sampleRate: Int
+    /// Frames in one 100 ms step (the momentary/short-term sampling interval).
+    private let step: Int
+    /// Frames fed since the last 100 ms step ended.
+    private var intoStep = 0
+    public private(set) var maxMomentary: Double?
+    public private(set) var maxShortTerm: Double?
+    /// Floats for `add(bigEndianS16:)`, sized once per largest block seen.
+    private var scratch: [Float] = []
+
+    public init(channelCount: Int, sampleRate: Int) throws(RecorderError) {
+        let modes = EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_TRUE_PEAK.rawValue
+            | EBUR128_MODE_S.rawValue | EBUR128_MODE_M.rawValue
+        guard channelCount > 0, sampleRate > 0,
+              let state = ebur128_init(UInt32(channelCount), UInt(sampleRate), Int32(modes)) else {
+            throw RecorderError(.invalidFormat,
+                "libebur128 cannot measure \(channelCount) channels at \(sampleRate) Hz: use 1 or more channels at a positive rate")
+        }
+        self.state = state
+        self.channelCount = channelCount
+        self.sampleRate = sampleRate
+        step = max(1, sampleRate / 10)
+    }
+
+    deinit { ebur128_destroy(&state) }
+
+    /// Adds interleaved samples in −1…1 (full scale = 1.0).
+    public func add(interleaved samples: UnsafeBufferPointer<Float>) {
+        guard let base = samples.baseAddress else { return }
+        var frames = samples.count / channelCount
+        var offset = 0
+        // In pieces that end on the 100 ms grid, so the maxima are sampled where ffmpeg samples them.
+        while frames > 0 {
+            let count = min(frames, step - intoStep)
+            ebur128_add_frames_float(state, base + offset * channelCount, count)
+            offset += count
+            frames -= count
+            intoStep += count
+            if intoStep == step {
+                intoStep = 0
+                if let momentary { maxMomentary = max(maxMomentary ?? momentary, momentary) }
+                if let shortTerm { maxShortTerm = max(maxShortTerm ?? shortTerm, shortTerm) }
+            }
+        }
+    }
+
+    /// Adds interleaved signed 16-bit big-endian samples (what a `Recorder` captures).
+    public func add(bigEndianS16 bytes: UnsafeRawBufferPointer) {
+        let count = bytes.count / 2
+        if scratch.count < count { scratch = [Float](repeating: 0, count: count) }
+        scratch.withUnsafeMutableBufferPointer { out in
+            for index in 0..<count {
+                let value = Int16(bitPattern: UInt16(bytes[2 * index]) << 8 | UInt16(bytes[2 * index + 1]))
+                out[index] = Float(value) / 32_768
+            }
+            add(interleaved: UnsafeBufferPointer(rebasing: out[0..<count]))
+        }
+    }
+
+    private func value(_ query: (UnsafeMutablePointer<ebur128_state>?, UnsafeMutablePointer<Double>) -> Int32) -> Double? {
+        var result = 0.0
+        guard query(state, &result) == Int32(EBUR128_SUCCESS.rawValue), result.isFinite else { return nil }
+        return result
+    }
+
+    /// LUFS over the last 400 ms; nil while silent (below the meter's floor) or empty.
+    public var momentary: Double? { value { ebur128_loudness_momentary($0, $1) } }
+    /// LUFS over the last 3 s; nil while silent.
+    public var shortTerm: Double? { value { ebur128_loudness_shortterm($0, $1) } }
+    /// Gated LUFS over everything added; nil when nothing passes the gates (silence).
+    public var integrated: Double? { value { ebur128_loudness_global($0, $1) } }
+    /// LU (EBU Tech 3342); nil when undefined.
+    public var loudnessRange: Double? { value { ebur128_loudness_range($0, $1) } }
+
+    /// True peak of `channel` so far, in dBTP; nil for silence.
+    public func truePeak(channel: Int) -> Double? {
+        var peak = 0.0
+        guard ebur128_true_peak(state, UInt32(channel), &peak) == Int32(EBUR128_SUCCESS.rawValue), peak > 0 else { return nil }
+        return 20 * log10(peak)
+    }
+}

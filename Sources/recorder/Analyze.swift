@@ -1,0 +1,56 @@
+// `recorder analyze FILE...`: levels and EBU R128 loudness of whole files, as text or JSON lines.
+import ArgumentParser
+import RecorderKit
+
+struct Analyze: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure files: duration, sample and true peak, RMS, loudness (EBU R128), LRA, clipping, DC.")
+
+    @Argument(help: "Sound files (anything libsndfile reads: WAV, AIFF, CAF, FLAC, …).")
+    var files: [String]
+
+    @Flag(help: "One JSON object per file per line.")
+    var json = false
+
+    func run() throws {
+        var failed = false
+        for path in files {
+            do {
+                let analysis = try FileAnalysis.analyze(path: path)
+                writeOutput(json ? Self.json(analysis) + "\n" : Self.text(analysis))
+            } catch {
+                // The other files are still analysed; the exit status says one could not be read.
+                writeError("recorder: \(error.message)\n")
+                failed = true
+            }
+        }
+        if failed { throw ExitCode(ExitStatus.noInput) }
+    }
+
+    static func json(_ analysis: FileAnalysis) -> String {
+        func number(_ value: Double?, _ decimals: Int) -> String { value.map { format($0, decimals) } ?? "null" }
+        func list(_ values: [Double?], _ decimals: Int) -> String { "[" + values.map { number($0, decimals) }.joined(separator: ", ") + "]" }
+        return "{\"file\": \(jsonString(analysis.path)), \"duration_s\": \(format(analysis.duration, 6)), "
+            + "\"channels\": \(analysis.channelCount), \"sample_rate\": \(analysis.sampleRate), "
+            + "\"sample_peak_dbfs\": \(list(analysis.samplePeak, 2)), \"true_peak_dbtp\": \(list(analysis.truePeak, 2)), "
+            + "\"rms_dbfs\": \(list(analysis.rms, 2)), "
+            + "\"clipped_samples\": [\(analysis.clippedSamples.map(String.init).joined(separator: ", "))], "
+            + "\"dc_offset\": \(list(analysis.dcOffset, 6)), "
+            + "\"integrated_lufs\": \(number(analysis.integrated, 2)), \"loudness_range_lu\": \(number(analysis.loudnessRange, 2)), "
+            + "\"max_momentary_lufs\": \(number(analysis.maxMomentary, 2)), \"max_short_term_lufs\": \(number(analysis.maxShortTerm, 2))}"
+    }
+
+    static func text(_ analysis: FileAnalysis) -> String {
+        func value(_ number: Double?, _ unit: String) -> String { number.map { format($0, 1) + " " + unit } ?? "-inf " + unit }
+        var text = "\(analysis.path): \(format(analysis.duration, 3)) s, \(analysis.channelCount) ch, \(analysis.sampleRate) Hz\n"
+        text += "  integrated \(analysis.integrated.map { format($0, 1) + " LUFS" } ?? "undefined (silence)"), "
+            + "range \(analysis.loudnessRange.map { format($0, 1) + " LU" } ?? "undefined"), "
+            + "max momentary \(value(analysis.maxMomentary, "LUFS")), max short-term \(value(analysis.maxShortTerm, "LUFS"))\n"
+        for channel in 0..<analysis.channelCount {
+            text += "  ch \(channel + 1): sample peak \(value(analysis.samplePeak[channel], "dBFS")), "
+                + "true peak \(value(analysis.truePeak[channel], "dBTP")), RMS \(value(analysis.rms[channel], "dBFS")), "
+                + "clipped \(analysis.clippedSamples[channel]), DC \(format(analysis.dcOffset[channel], 6))\n"
+        }
+        return text
+    }
+}

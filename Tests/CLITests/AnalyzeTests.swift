@@ -1,0 +1,145 @@
+// `recorder analyze` on generated files, cross-checked against sox's stats and ffmpeg's ebur128 filter.
+import Foundation
+import Testing
+import TestSupport
+
+/// One line of `recorder analyze --json`.
+struct AnalysisLine: Decodable {
+    let file: String
+    let duration_s: Double
+    let channels: Int
+    let sample_rate: Int
+    let sample_peak_dbfs: [Double?]
+    let true_peak_dbtp: [Double?]
+    let rms_dbfs: [Double?]
+    let clipped_samples: [Int64]
+    let dc_offset: [Double]
+    let integrated_lufs: Double?
+    let loudness_range_lu: Double?
+    let max_momentary_lufs: Double?
+    let max_short_term_lufs: Double?
+}
+
+/// Samples of tone segments (1 kHz, per-channel peak level in dBFS), interleaved.
+private func toneSamples(_ segments: [(Double, Double)], rate: Int, channels: Int) -> [Int16] {
+    var samples: [Int16] = []
+    var frame = 0
+    for (seconds, level) in segments {
+        let amplitude = pow(10, level / 20) * 32_767
+        for _ in 0..<Int(seconds * Double(rate)) {
+            let value = Int16((amplitude * sin(2 * .pi * 1_000 * Double(frame) / Double(rate))).rounded())
+            samples += [Int16](repeating: value, count: channels)
+            frame += 1
+        }
+    }
+    return samples
+}
+
+/// Speech-like mono: noise low-passed twice at about 3 kHz (speech has little energy near Nyquist, where
+/// true-peak interpolators differ most), shaped into 4 Hz syllables, in phrases of irregular length and
+/// level (1.3…4.1 s, 15 dB apart at most) separated by irregular pauses holding a −60 dB room floor.
+private func speechLike(seconds: Int, rate: Int) -> [Int16] {
+    let noise = noiseSamples(count: seconds * rate, seed: 42)
+    // (phrase seconds, level, pause seconds), repeated.
+    let phrases: [(Double, Double, Double)] = [(2.3, 1.0, 0.4), (3.7, 0.5, 0.9), (1.3, 1.4, 0.3), (4.1, 0.7, 1.2),
+                                               (2.9, 0.25, 0.5), (1.9, 1.2, 0.7), (3.3, 0.6, 0.35)]
+    var levels = [Double](repeating: 0.001, count: noise.count)
+    var start = 0.0, index = 0
+    while Int(start * Double(rate)) < noise.count {
+        let (length, level, pause) = phrases[index % phrases.count]
+        let from = Int(start * Double(rate)), to = min(noise.count, Int((start + length) * Double(rate)))
+        if from < to { for i in from..<to { levels[i] = level } }
+        start += length + pause
+        index += 1
+    }
+    let a = 1 - exp(-2 * Double.pi * 3_000 / Double(rate))
+    var first = 0.0, second = 0.0
+    return noise.enumerated().map { index, sample in
+        first += a * (Double(sample) - first)
+        second += a * (first - second)
+        let t = Double(index) / Double(rate)
+        let envelope = levels[index] > 0.001 ? levels[index] * (0.2 + 0.8 * pow(sin(.pi * t * 4), 2)) : 0.001
+        return Int16(max(-32_768, min(32_767, (second * envelope).rounded())))
+    }
+}
+
+/// ffmpeg's ebur128 summary: integrated, LRA, true peak.
+private func ffmpegLoudness(_ path: String) async throws -> (integrated: Double, range: Double, peak: Double) {
+    let result = try await offThread {
+        try runProcess("ffmpeg", ["-hide_banner", "-nostats", "-i", path, "-af", "ebur128=peak=true", "-f", "null", "-"])
+    }
+    let summary = try #require(result.stderr.components(separatedBy: "Summary:").last)
+    func value(_ label: String) throws -> Double {
+        let line = try #require(summary.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(label) })
+        return try #require(Double(line.split(separator: " ").dropFirst().first { Double($0) != nil } ?? ""))
+    }
+    return (try value("I:"), try value("LRA:"), try value("Peak:"))
+}
+
+/// sox's `stats`: per channel, "Pk lev dB" and "RMS lev dB" (the channel columns, or Overall for mono).
+private func soxLevels(_ path: String, channels: Int) async throws -> (peak: [Double], rms: [Double]) {
+    let result = try await offThread { try runProcess("sox", [path, "-n", "stats"]) }
+    func row(_ label: String) throws -> [Double] {
+        let line = try #require(result.stderr.split(separator: "\n").first { $0.hasPrefix(label) })
+        let numbers = line.dropFirst(label.count).split(separator: " ").compactMap { Double($0) }
+        return channels == 1 ? [numbers[0]] : Array(numbers.dropFirst())
+    }
+    return (try row("Pk lev dB"), try row("RMS lev dB"))
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct AnalyzeTests {
+    @Test func filesAreMeasuredLikeSoxAndFFmpegAndAnUnreadableOneExits66() async throws {
+        let directory = try temporaryDirectory()
+        let programme = directory + "/ebu3341-case5.wav"
+        try writeWAV(programme, samples: toneSamples([(20, -26), (20.1, -20), (20, -26)], rate: 48_000, channels: 2),
+                     channels: 2, sampleRate: 48_000)
+        let speech = directory + "/speech.wav"
+        try writeWAV(speech, samples: speechLike(seconds: 60, rate: 44_100), channels: 1)
+        // 0.25 of full scale throughout (the DC offset), with 10 samples at +32 767 and 5 at −32 768.
+        var clipping = [Int16](repeating: 8_192, count: 44_100)
+        for index in 0..<10 { clipping[1_000 + index * 100] = 32_767 }
+        for index in 0..<5 { clipping[20_000 + index * 100] = -32_768 }
+        let clipped = directory + "/clipped.wav"
+        try writeWAV(clipped, samples: clipping, channels: 1)
+
+        let result = try await recorder(["analyze", "--json", programme, directory + "/missing.wav", speech, clipped])
+        #expect(result.status == 66)
+        #expect(result.stderr.hasPrefix("recorder: cannot read '\(directory)/missing.wav': "))
+        #expect(result.stderr.filter { $0 == "\n" }.count == 1)
+        let lines = try result.stdout.split(separator: "\n").map { try JSONDecoder().decode(AnalysisLine.self, from: Data($0.utf8)) }
+        #expect(lines.map(\.file) == [programme, speech, clipped])
+
+        for (line, channels) in zip(lines.prefix(2), [2, 1]) {
+            let ffmpeg = try await ffmpegLoudness(line.file)
+            let integrated = try #require(line.integrated_lufs)
+            let range = try #require(line.loudness_range_lu)
+            let truePeak = try #require(line.true_peak_dbtp.compactMap { $0 }.max())
+            #expect(abs(integrated - ffmpeg.integrated) <= 0.1, "\(line.file): \(integrated) vs ffmpeg \(ffmpeg.integrated)")
+            #expect(abs(range - ffmpeg.range) <= 0.5, "\(line.file): LRA \(range) vs ffmpeg \(ffmpeg.range)")
+            #expect(abs(truePeak - ffmpeg.peak) <= 0.3, "\(line.file): true peak \(truePeak) vs ffmpeg \(ffmpeg.peak)")
+            let sox = try await soxLevels(line.file, channels: channels)
+            for channel in 0..<channels {
+                #expect(abs((line.sample_peak_dbfs[channel] ?? 0) - sox.peak[channel]) <= 0.05)
+                #expect(abs((line.rms_dbfs[channel] ?? 0) - sox.rms[channel]) <= 0.05)
+            }
+            print("analyze \(line.file): I \(integrated) (ffmpeg \(ffmpeg.integrated)), LRA \(range) (ffmpeg \(ffmpeg.range)), "
+                  + "TP \(truePeak) (ffmpeg \(ffmpeg.peak))")
+        }
+        #expect(abs((lines[0].integrated_lufs ?? 0) - -23) <= 0.1, "EBU 3341 case 5")
+        #expect(lines[0].duration_s == 60.1 && lines[0].channels == 2 && lines[0].sample_rate == 48_000)
+        #expect(lines[2].clipped_samples == [15])
+        #expect(abs(lines[2].dc_offset[0] - (8_192.0 * 44_085 + 32_767 * 10 - 32_768 * 5) / 44_100 / 32_768) < 1e-6)
+    }
+
+    @Test func silenceHasUndefinedLoudnessAndLevels() async throws {
+        let path = try temporaryDirectory() + "/silence.wav"
+        try writeWAV(path, samples: [Int16](repeating: 0, count: 44_100), channels: 1)
+        let result = try await recorder(["analyze", "--json", path])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("\"sample_peak_dbfs\": [null], \"true_peak_dbtp\": [null], \"rms_dbfs\": [null]"))
+        #expect(result.stdout.contains("\"integrated_lufs\": null, \"loudness_range_lu\": null, \"max_momentary_lufs\": null, \"max_short_term_lufs\": null}"))
+        let text = try await recorder(["analyze", path])
+        #expect(text.stdout.contains("integrated undefined (silence), range undefined"))
+    }
+}
