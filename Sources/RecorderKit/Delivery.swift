@@ -8,7 +8,7 @@ import Synchronization
 /// delivery thread.
 final class FileSession: @unchecked Sendable {
     // @unchecked Sendable: created by the caller, then used only by the delivery thread (handed over
-    // through the control Mutex).
+    // through the control lock).
     private(set) var writer: SoundFileWriter
     let format: StreamFormat
     let overwrite: Bool
@@ -80,7 +80,7 @@ final class FileSession: @unchecked Sendable {
     }
 }
 
-/// What controlling threads and the delivery thread share, under one Mutex.
+/// What controlling threads and the delivery thread share, under one lock.
 struct ControlState: Sendable {
     /// A session installed by `record(to:)` that the delivery thread has not taken yet.
     var pending: FileSession?
@@ -100,12 +100,12 @@ struct ControlState: Sendable {
 /// so a recorder that is no longer referenced can deinit and stop it.
 final class Delivery: Sendable {
     let format: StreamFormat
-    let control = Mutex(ControlState())
+    let control = Locked(ControlState())
     let levels = Broadcaster<LevelReading>()
     let events = Broadcaster<RecorderEvent>()
-    let inputHandler = Mutex<(@Sendable (CapturedBuffer) -> Void)?>(nil)
+    let inputHandler = Locked<(@Sendable (CapturedBuffer) -> Void)?>(nil)
     /// The latest buffer's meter state per channel.
-    let currentLevels: Mutex<[LevelMeterState]>
+    let currentLevels: Locked<[LevelMeterState]>
     /// Posted after a buffer was freed while capture was stalled for want of one.
     let resumed = Semaphore()
     /// Frames delivered since the recorder started.
@@ -124,7 +124,7 @@ final class Delivery: Sendable {
         self.capture = capture
         self.dataReady = dataReady
         self.reconnectTimeout = reconnectTimeout
-        currentLevels = Mutex([LevelMeterState](
+        currentLevels = Locked([LevelMeterState](
             repeating: LevelMeterState(averagePower: LevelMeterState.silence, peakPower: LevelMeterState.silence),
             count: format.channelCount))
     }

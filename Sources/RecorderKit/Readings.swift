@@ -111,7 +111,7 @@ final class Broadcaster<Value: Sendable>: Sendable {
         var continuations: [Int: AsyncStream<Value>.Continuation] = [:]
         var finished = false
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func makeStream() -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .unbounded)

@@ -18,8 +18,8 @@ import Synchronization
 ///
 /// All methods may be called from any thread.
 public final class Recorder: @unchecked Sendable {
-    // @unchecked Sendable: the mutable state lives in `Delivery` (Mutex/atomics), `CaptureStream`
-    // (mainloop lock) and `lifecycle` (Mutex); the remaining stored properties are immutable.
+    // @unchecked Sendable: the mutable state lives in `Delivery` (locks/atomics), `CaptureStream`
+    // (mainloop lock) and `lifecycle` (a lock); the remaining stored properties are immutable.
 
     /// The capture format (signed 16-bit big-endian PCM at this rate and channel count).
     public let format: StreamFormat
@@ -35,9 +35,9 @@ public final class Recorder: @unchecked Sendable {
     private let capture: CaptureStream
     private let delivery: Delivery
     private let dataReady = Semaphore()
-    private let lifecycle = Mutex(Lifecycle())
+    private let lifecycle = Locked(Lifecycle())
 
-    private struct Lifecycle: ~Copyable {
+    private struct Lifecycle {
         var thread: pthread_t?
         var stopped = false
     }
@@ -290,7 +290,7 @@ public final class Recorder: @unchecked Sendable {
     public var gapFrames: Int64 { capture.gapFrames.frames }
 
     /// For tests: the timeline frame up to which the server had captured when the last stop asked.
-    let lastDrain = Mutex<Int64?>(nil)
+    let lastDrain = Locked<Int64?>(nil)
 
     // MARK: Lifecycle
 

@@ -61,7 +61,7 @@ public enum FileType: String, Sendable, CaseIterable {
 /// Use it from one thread at a time.
 public final class SoundFileWriter: @unchecked Sendable {
     // @unchecked Sendable: a Recorder hands it once from the creating thread to the delivery thread
-    // through a Mutex and never uses it from two threads at once; other users must do the same.
+    // through a lock and never uses it from two threads at once; other users must do the same.
     public let path: String
     public let fileType: FileType
     private let channelCount: Int

@@ -426,3 +426,20 @@ final class PosixMutex: @unchecked Sendable {
     func lock() { pthread_mutex_lock(mutex) }
     func unlock() { pthread_mutex_unlock(mutex) }
 }
+
+/// A value behind a pthread mutex. Synchronization's Mutex would do the same, but ThreadSanitizer cannot
+/// see its futex-based locking (the standard library is not instrumented) and reports false races, which
+/// would hide real ones in the test command's TSan pass.
+final class Locked<Value>: @unchecked Sendable {
+    // @unchecked Sendable: `value` is only touched inside `withLock`, while `mutex` is held.
+    private let mutex = PosixMutex()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
+        mutex.lock()
+        defer { mutex.unlock() }
+        return try body(&value)
+    }
+}
