@@ -106,3 +106,10 @@ public func runLeavingDaemons(_ program: String, _ arguments: [String],
         + "sys.stderr.buffer.write(r.stderr); sys.exit(r.returncode)"
     return try runProcess("python3", ["-c", launcher, program] + arguments, environment: environment)
 }
+
+/// CLOCK_MONOTONIC in seconds, for timing faults the tests inject.
+public func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}

@@ -247,9 +247,3 @@ struct FaultCommandTests {
 
 private func format3(_ value: Double) -> String { String(format: "%.3f", value) }
 private func clockSeconds(_ value: Double) -> String { String(format: "%06.3f", value) }
-
-private func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}

@@ -287,9 +287,3 @@ struct FaultToleranceTests {
         #expect(FileType.numberedPath("/d.x/take", 3) == "/d.x/take-003")
     }
 }
-
-func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}

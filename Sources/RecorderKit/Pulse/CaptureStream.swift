@@ -96,10 +96,7 @@ final class CaptureStream: @unchecked Sendable {
     private static func openStream(on connection: PulseConnection, format: StreamFormat, source: String?,
                                    fragmentBytes: Int, maxQueueBytes: Int?) throws(RecorderError) -> (OpaquePointer, String) {
         if let source, !connection.hasSource(named: source) {
-            let available = connection.sources().map(\.name).joined(separator: ", ")
-            throw RecorderError(.sourceNotFound,
-                "no capture source named '\(source)' on \(connection.serverName); available sources: "
-                + "\(available.isEmpty ? "none" : available) (list them with `pactl list short sources`)")
+            throw missingSource(source, on: connection)
         }
         var spec = pa_sample_spec(format: PA_SAMPLE_S16BE, rate: UInt32(format.sampleRate),
                                   channels: UInt8(format.channelCount))
@@ -156,16 +153,21 @@ final class CaptureStream: @unchecked Sendable {
         connection.unlock()
         if let failure {
             if failureCode == .sourceNotFound, let source {
-                let available = connection.sources().map(\.name).joined(separator: ", ")
-                throw RecorderError(.sourceNotFound,
-                    "no capture source named '\(source)' on \(connection.serverName); available sources: "
-                    + "\(available.isEmpty ? "none" : available) (list them with `pactl list short sources`)")
+                throw missingSource(source, on: connection)
             }
             throw RecorderError(failureCode,
                 "cannot record from \(source.map { "source '\($0)'" } ?? "the default source") on "
                 + "\(connection.serverName): \(failure); check the source with `pactl list short sources`")
         }
         return (stream, name)
+    }
+
+    /// `.sourceNotFound` for `source`, listing the sources the server has.
+    private static func missingSource(_ source: String, on connection: PulseConnection) -> RecorderError {
+        let available = connection.sources().map(\.name).joined(separator: ", ")
+        return RecorderError(.sourceNotFound,
+            "no capture source named '\(source)' on \(connection.serverName); available sources: "
+            + "\(available.isEmpty ? "none" : available) (list them with `pactl list short sources`)")
     }
 
     /// Makes `link` current: sets the callbacks and uncorks. Call with `linkLock` held (or from init).
