@@ -3,23 +3,53 @@ import Foundation
 import Testing
 @testable import RecorderKit
 
-/// Stereo 1 kHz tone segments, each at a per-channel peak level in dBFS, at `rate`; fed to a meter.
-private func tones(_ segments: [(seconds: Double, dBFS: Double)], rate: Int = 48_000, frequency: Double = 1_000,
-                   channels: Int = 2) throws -> LoudnessMeter {
-    let meter = try LoudnessMeter(channelCount: channels, sampleRate: rate)
+/// 1 kHz tone segments, interleaved: in each segment, channel c is a sine at peak level `dBFS[c]`.
+private func toneSamples(_ segments: [(seconds: Double, dBFS: [Double])], rate: Int = 48_000,
+                         frequency: Double = 1_000) -> [Float] {
+    let channels = segments[0].dBFS.count
+    var samples = [Float]()
     var phase = 0
     for segment in segments {
-        let amplitude = pow(10, segment.dBFS / 20)
+        let amplitudes = segment.dBFS.map { pow(10, $0 / 20) }
         let frames = Int((segment.seconds * Double(rate)).rounded())
-        var block = [Float](repeating: 0, count: frames * channels)
+        samples.reserveCapacity(samples.count + frames * channels)
         for frame in 0..<frames {
-            let value = Float(amplitude * sin(2 * .pi * frequency * Double(phase + frame) / Double(rate)))
-            for channel in 0..<channels { block[frame * channels + channel] = value }
+            let value = sin(2 * .pi * frequency * Double(phase + frame) / Double(rate))
+            for channel in 0..<channels { samples.append(Float(amplitudes[channel] * value)) }
         }
         phase += frames
-        block.withUnsafeBufferPointer { meter.add(interleaved: $0) }
     }
+    return samples
+}
+
+/// A meter fed with `samples` in one block.
+private func measured(_ samples: [Float], channels: Int, rate: Int = 48_000) throws -> LoudnessMeter {
+    let meter = try LoudnessMeter(channelCount: channels, sampleRate: rate)
+    samples.withUnsafeBufferPointer { meter.add(interleaved: $0) }
     return meter
+}
+
+/// Stereo (or `channels`) 1 kHz tone segments, every channel at the segment's level, fed to a meter.
+private func tones(_ segments: [(seconds: Double, dBFS: Double)], rate: Int = 48_000, frequency: Double = 1_000,
+                   channels: Int = 2) throws -> LoudnessMeter {
+    let samples = toneSamples(segments.map { ($0.seconds, [Double](repeating: $0.dBFS, count: channels)) },
+                              rate: rate, frequency: frequency)
+    return try measured(samples, channels: channels, rate: rate)
+}
+
+/// Feeds stereo `samples` 10 ms at a time and returns `reading` after each step from `after` seconds on.
+private func readings(_ samples: [Float], after seconds: Double, rate: Int = 48_000,
+                      _ reading: (LoudnessMeter) -> Double?) throws -> [Double?] {
+    let meter = try LoudnessMeter(channelCount: 2, sampleRate: rate)
+    let step = rate / 100 * 2
+    var values = [Double?]()
+    samples.withUnsafeBufferPointer { all in
+        for start in stride(from: 0, to: all.count, by: step) {
+            meter.add(interleaved: UnsafeBufferPointer(rebasing: all[start..<min(all.count, start + step)]))
+            if Double(start + step) / 2 / Double(rate) >= seconds - 1e-9 { values.append(reading(meter)) }
+        }
+    }
+    return values
 }
 
 @Suite struct LoudnessTests {
@@ -83,6 +113,94 @@ private func tones(_ segments: [(seconds: Double, dBFS: Double)], rate: Int = 48
         #expect(peak >= expected - 0.4 && peak <= expected + 0.2, "\(peak) dBTP, expected \(expected)")
         let sampled = 20 * log10(Double(block.map { abs($0) }.max()!))
         #expect(abs(sampled - samplePeak) < 0.01)
+    }
+
+    /// Case 6: five channels (L, R, C, Ls, Rs at −28, −28, −24, −30, −30 dBFS): the surround channels
+    /// weigh 1.41 (+1.5 dB), so the programme reads −23.0 LUFS. libebur128's default order for five
+    /// channels is L, R, C, Ls, Rs, as in the EBU file.
+    @Test func ebu3341Case6FiveChannelsReadsMinus23() throws {
+        let samples = toneSamples([(20, [-28, -28, -24, -30, -30])])
+        // Without the surround weighting it would read −23.37, outside the ±0.1 tolerance.
+        let integrated = try #require(try measured(samples, channels: 5).integrated)
+        #expect(abs(integrated - -23) <= 0.1, "\(integrated)")
+    }
+
+    /// Case 9: 20 × (1.34 s at −20 dBFS, 1.66 s at −30 dBFS). Every 3 s window holds one period, so the
+    /// short-term loudness is −23.0 ± 0.1 from 3 s on (checked every 10 ms).
+    @Test func ebu3341Case9ShortTermIsMinus23AfterThreeSeconds() throws {
+        let period: [(seconds: Double, dBFS: [Double])] = [(1.34, [-20, -20]), (1.66, [-30, -30])]
+        let values = try readings(toneSamples(Array(repeating: period, count: 20).flatMap { $0 }), after: 3) { $0.shortTerm }
+        #expect(values.count == 5_701)
+        let worst = values.map { abs(($0 ?? 0) - -23) }.max()!
+        #expect(worst <= 0.1, "worst short-term deviation \(worst) LU")
+    }
+
+    /// Case 12: 25 × (0.18 s at −20 dBFS, 0.22 s at −30 dBFS). Every 400 ms window holds one period, so
+    /// the momentary loudness is −23.0 ± 0.1 from 1 s on (checked every 10 ms).
+    @Test func ebu3341Case12MomentaryIsMinus23AfterOneSecond() throws {
+        let period: [(seconds: Double, dBFS: [Double])] = [(0.18, [-20, -20]), (0.22, [-30, -30])]
+        let values = try readings(toneSamples(Array(repeating: period, count: 25).flatMap { $0 }), after: 1) { $0.momentary }
+        #expect(values.count == 901)
+        let worst = values.map { abs(($0 ?? 0) - -23) }.max()!
+        #expect(worst <= 0.1, "worst momentary deviation \(worst) LU")
+    }
+
+    /// Cases 15–19: stereo sines at 48 kHz whose peaks fall between samples (frequency as a fraction of
+    /// the rate, peak, phase of the first sample) → true peak. Tolerance +0.2/−0.4 dB.
+    struct SineCase: Sendable, CustomTestStringConvertible {
+        let number: Int, frequency: Double, peak: Double, phase: Double, expected: Double
+        var testDescription: String { "case \(number)" }
+    }
+
+    @Test(arguments: [
+        SineCase(number: 15, frequency: 1.0 / 4, peak: 0.5, phase: 0, expected: -6),
+        SineCase(number: 16, frequency: 1.0 / 4, peak: 0.5, phase: 45, expected: -6),
+        SineCase(number: 17, frequency: 1.0 / 6, peak: 0.5, phase: 60, expected: -6),
+        SineCase(number: 18, frequency: 1.0 / 8, peak: 0.5, phase: 67.5, expected: -6),
+        SineCase(number: 19, frequency: 1.0 / 4, peak: 1.41, phase: 45, expected: 3),
+    ])
+    func ebu3341TruePeakSineCases(_ sine: SineCase) throws {
+        let (number, expected) = (sine.number, sine.expected)
+        let samples = (0..<48_000).flatMap { frame -> [Float] in
+            // A 20 ms fade-in: a sine switched on at full amplitude is not band-limited, and its
+            // reconstruction rings up to 0.6 dB over the sine's peak at the start.
+            let fade = frame < 960 ? 0.5 - 0.5 * cos(.pi * Double(frame) / 960) : 1
+            let value = Float(fade * sine.peak * sin(2 * .pi * sine.frequency * Double(frame) + sine.phase * .pi / 180))
+            return [value, value]
+        }
+        let meter = try measured(samples, channels: 2)
+        for channel in 0..<2 {
+            let truePeak = try #require(meter.truePeak(channel: channel))
+            #expect(truePeak >= expected - 0.4 && truePeak <= expected + 0.2, "case \(number): \(truePeak) dBTP")
+        }
+    }
+
+    /// Cases 20–23: one inter-sample peak of exactly 0 dBTP, placed 0, ¼, ½ and ¾ of a sample after a
+    /// sample instant. The signal is a sum of cosines (3, 9 and 15 kHz, weights 0.3, 0.3, 0.4) in phase at
+    /// the peak under a 2 ms Gaussian envelope: its continuous-time maximum is 1.0 at that instant and
+    /// below it everywhere else. The sample peak under-reads by up to 2.3 dB; the true peak must read
+    /// 0.0 +0.2/−0.4 dBTP at every offset.
+    @Test(arguments: [20, 21, 22, 23])
+    func ebu3341TruePeakBetweenSamples(number: Int) throws {
+        let rate = 48_000.0
+        let offset = Double(number - 20) / 4
+        let peakAt = 24_000 + offset
+        let components: [(frequency: Double, weight: Double)] = [(3_000, 0.3), (9_000, 0.3), (15_000, 0.4)]
+        let samples = (0..<48_000).flatMap { frame -> [Float] in
+            let t = (Double(frame) - peakAt) / rate
+            let envelope = exp(-0.5 * (t / 0.002) * (t / 0.002))
+            let value = Float(envelope * components.reduce(0) { $0 + $1.weight * cos(2 * .pi * $1.frequency * t) })
+            return [value, value]
+        }
+        let meter = try measured(samples, channels: 2)
+        let truePeak = try #require(meter.truePeak(channel: 0))
+        #expect(truePeak >= -0.4 && truePeak <= 0.2, "case \(number): \(truePeak) dBTP")
+        let samplePeak = 20 * log10(Double(samples.map { abs($0) }.max()!))
+        if offset == 0 {
+            #expect(abs(samplePeak) < 0.01)
+        } else {
+            #expect(samplePeak < -0.5, "the peak is between samples: sample peak \(samplePeak) dBFS")
+        }
     }
 
     @Test func silenceHasNoLoudness() throws {
