@@ -103,6 +103,7 @@ final class Delivery: Sendable {
     let control = Locked(ControlState())
     let levels = Broadcaster<LevelReading>()
     let events = Broadcaster<RecorderEvent>()
+    let meters = MeterFeeds()
     let inputHandler = Locked<(@Sendable (CapturedBuffer) -> Void)?>(nil)
     /// The latest buffer's meter state per channel.
     let currentLevels: Locked<[LevelMeterState]>
@@ -270,9 +271,9 @@ final class Delivery: Sendable {
         currentLevels.withLock { levels in
             for channel in levels.indices { levels[channel] = state.meterScratch[channel] }
         }
-        levels.yield(LevelReading(endFrame: endFrame, frameCount: frameCount,
-                                  time: Double(endFrame) / Double(format.sampleRate),
-                                  channels: state.meterScratch))
+        let time = Double(endFrame) / Double(format.sampleRate)
+        levels.yield(LevelReading(endFrame: endFrame, frameCount: frameCount, time: time, channels: state.meterScratch))
+        meters.deliver(bytes, endFrame: endFrame, frameCount: frameCount, time: time, levels: state.meterScratch)
 
         if let handler = inputHandler.withLock({ $0 }) {
             handler(CapturedBuffer(startFrame: startFrame, frameCount: frameCount, format: format, bytes: bytes))

@@ -268,6 +268,15 @@ public final class Recorder: @unchecked Sendable {
     /// independent stream; none drops a reading.
     public func levelReadings() -> AsyncStream<LevelReading> { delivery.levels.makeStream() }
 
+    /// A stream of `kind` meter readings, one per completed buffer, from now until `stop()`: each call
+    /// makes a new meter, fed on the delivery thread with every buffer from now on (a loudness meter's
+    /// integrated value covers what it was fed). The meters are defined in `StandardMeter`.
+    /// - Throws: `.invalidFormat` for options out of range.
+    public func meterReadings(_ kind: MeterKind, options: MeterOptions = MeterOptions()) throws(RecorderError)
+        -> AsyncStream<MeterReading> {
+        try delivery.meters.makeStream(kind: kind, format: format, options: options)
+    }
+
     /// A stream of events (dropped frames, finished recordings, capture failure) until `stop()`.
     public func events() -> AsyncStream<RecorderEvent> { delivery.events.makeStream() }
 
@@ -311,6 +320,7 @@ public final class Recorder: @unchecked Sendable {
         pthread_join(thread, nil)
         delivery.levels.finish()
         delivery.events.finish()
+        delivery.meters.finish()
     }
 
     // MARK: The server

@@ -1,35 +1,15 @@
-// The live level readout: peak-hold ballistics and the drawing of one line per channel.
+// The live level readout: one line per channel, drawn for the default view or for a standard meter.
 import RecorderKit
-
-/// Peak hold as broadcast meters do it: a new peak is held for `hold` seconds, then falls at `decay` dB/s,
-/// never below the current peak.
-struct PeakHold {
-    var hold = 1.5
-    var decay: Float = 20
-    private(set) var level: Float = LevelMeterState.silence
-    private var heldAt = 0.0
-    private var lastTime = 0.0
-
-    mutating func update(peak: Float, at time: Double) {
-        defer { lastTime = time }
-        if peak >= level {
-            level = peak
-            heldAt = time
-            return
-        }
-        let decayStart = heldAt + hold
-        guard time > decayStart else { return }
-        let falling = time - max(decayStart, lastTime)
-        level = max(peak, level - decay * Float(falling))
-    }
-}
 
 /// What one redraw shows.
 struct DisplayState {
     var elapsed = 0.0
     var averages: [Float]
     var peaks: [Float]
-    var holds: [PeakHold]
+    /// The selected meter's values (the held sample peak, dBFS, in the default view), per channel.
+    var values: [Double]
+    var clipEvents: [Int64]
+    var loudness: LoudnessReading?
     /// Latched once any sample reached full scale.
     var clipped = false
     var bytesWritten: Int64?
@@ -37,23 +17,74 @@ struct DisplayState {
     init(channelCount: Int) {
         averages = [Float](repeating: LevelMeterState.silence, count: channelCount)
         peaks = averages
-        holds = [PeakHold](repeating: PeakHold(), count: channelCount)
+        values = [Double](repeating: -.infinity, count: channelCount)
+        clipEvents = [Int64](repeating: 0, count: channelCount)
     }
 
     /// Takes one buffer's reading at `time` seconds.
-    mutating func take(_ channels: [LevelMeterState], at time: Double) {
+    mutating func take(_ reading: MeterReading, at time: Double) {
         elapsed = time
-        for (index, state) in channels.enumerated() where index < averages.count {
+        for (index, state) in reading.levels.enumerated() where index < averages.count {
             averages[index] = state.averagePower
             peaks[index] = state.peakPower
-            holds[index].update(peak: state.peakPower, at: time)
             if state.peakPower >= LevelDisplay.clipThreshold { clipped = true }
+        }
+        values = reading.values
+        clipEvents = reading.clipEvents
+        loudness = reading.loudness
+    }
+}
+
+/// How a meter is drawn: the bar's range, a mark on the scale (reference, permitted maximum or target),
+/// and how a value reads.
+struct MeterScale {
+    var low: Double
+    var high: Double
+    /// Drawn as ':' on the bar where the bar does not reach; above it the bar is red, within 6 dB of it
+    /// yellow.
+    var mark: Double?
+    /// The value as the scale reads it, e.g. "-3.2 VU".
+    var text: (Double) -> String
+
+    /// Where `value` falls, in cells of a `width`-cell bar (0 ... width).
+    func cells(_ value: Double, width: Int) -> Int {
+        guard !value.isNaN, value > -.infinity else { return 0 }
+        let clamped = max(low, min(high, value))
+        return Int(((clamped - low) / (high - low) * Double(width)).rounded(.down))
+    }
+
+    /// The scale of each `--meter`; `target` is the loudness target (LUFS).
+    static func of(_ kind: MeterKind, target: Double) -> MeterScale {
+        switch kind {
+        case .peak:
+            MeterScale(low: -60, high: 0, mark: nil) { "hold " + LevelDisplay.decibels($0) + " dBFS" }
+        case .vu:
+            // The VU scale: −20 … +3 VU, 0 VU at the reference.
+            MeterScale(low: -20, high: 3, mark: 0) { LevelDisplay.decibels($0) + " VU" }
+        case .ppm1:
+            // DIN scale: 0 dB is the permitted maximum level, 9 dB over the −18 dBFS alignment (EBU R68).
+            MeterScale(low: -50, high: 5, mark: 0) { LevelDisplay.decibels($0) + " dB DIN" }
+        case .ppm2:
+            // BBC marks 1 … 7, 4 dB apart; mark 4 is the −18 dBFS alignment, mark 6 the permitted maximum.
+            MeterScale(low: 0, high: 8, mark: 6) { "PPM " + LevelDisplay.decimal($0, width: 4) }
+        case .loudness:
+            // The EBU +9 scale: 18 LU under the target to 9 LU over it.
+            MeterScale(low: target - 18, high: target + 9, mark: target) { "M " + LevelDisplay.decibels($0) }
+        }
+    }
+
+    /// `kind`'s raw value (`MeterReading.values`) on its scale: DIN dB for type I, BBC marks for type II.
+    static func scaled(_ value: Double, kind: MeterKind) -> Double {
+        switch kind {
+        case .ppm1: value + 9
+        case .ppm2: value.isFinite ? 4 + (value + 18) / 4 : value
+        default: value
         }
     }
 }
 
 enum LevelDisplay {
-    /// The bar's scale: −60 … 0 dBFS.
+    /// The default bar's scale: −60 … 0 dBFS.
     static let floor: Float = -60
     /// A buffer peak at or above this (a sample of ±32 767 or more) is a clip.
     static let clipThreshold: Float = -0.001
@@ -62,61 +93,124 @@ enum LevelDisplay {
     static let redFrom: Float = -2
 
     private static let reset = "\u{1B}[0m"
-    private static func colour(_ level: Float) -> String {
-        level >= redFrom ? "\u{1B}[31m" : level >= yellowFrom ? "\u{1B}[33m" : "\u{1B}[32m"
-    }
+    private static let red = "\u{1B}[31m", yellow = "\u{1B}[33m", green = "\u{1B}[32m"
 
-    /// One line per channel, each at most `width - 1` visible characters so the terminal never wraps.
-    static func render(_ state: DisplayState, width: Int, colour useColour: Bool) -> [String] {
-        let channels = state.averages.count
+    /// One line per channel (for loudness, two lines for the programme), each at most `width - 1`
+    /// visible characters so the terminal never wraps. `meter` nil is the default view: average bar,
+    /// held-peak marker, average and peak numbers.
+    static func render(_ state: DisplayState, width: Int, colour useColour: Bool,
+                       meter: MeterKind? = nil, target: Double = -23) -> [String] {
+        guard let meter else { return renderDefault(state, width: width, colour: useColour) }
+        let scale = MeterScale.of(meter, target: target)
+        if meter == .loudness {
+            let loudness = state.loudness
+            let momentary = loudness?.momentary ?? -.infinity
+            let peaks = state.values.filter(\.isFinite)
+            let details = " S " + decibels(loudness?.shortTerm ?? -.infinity) + " I "
+                + decibels(loudness?.integrated ?? -.infinity) + " LUFS (target " + decimal(target, width: 0) + ")"
+            let second = String(repeating: " ", count: 8) + "LRA " + decibels(loudness?.loudnessRange ?? -.infinity)
+                + " LU  TP " + decibels(peaks.max() ?? -.infinity) + " dBTP"
+            let first = line(prefix: clock(state.elapsed), value: momentary, scale: scale,
+                             numbers: " " + scale.text(momentary) + details, suffix: clipText(state, useColour),
+                             tail: tail(state), width: width, colour: useColour)
+            return [first, String(second.prefix(max(0, width - 1)))]
+        }
+        let channels = state.values.count
         return (0..<channels).map { channel in
-            let time = channel == 0 ? clock(state.elapsed) : String(repeating: " ", count: 7)
-            let label = channels > 1 ? " ch\(channel + 1)" + (channel + 1 < 10 ? " " : "") : ""
-            let numbers = " avg \(decibels(state.averages[channel])) pk \(decibels(state.peaks[channel])) dBFS"
-            let clip = state.clipped ? " CLIP" : "     "
-            let size = channel == 0 ? state.bytesWritten.map { " " + bytes($0) } ?? "" : ""
-            var fixed = time + label + " []" + numbers + clip
-            var tail = size
-            if width - 1 - (fixed.count + tail.count) < 10 { tail = "" }
-            var barWidth = width - 1 - (fixed.count + tail.count)
-            if barWidth < 10 {
-                fixed = time + label + numbers + clip
-                barWidth = 0
+            let value = MeterScale.scaled(state.values[channel], kind: meter)
+            var numbers = " " + scale.text(value)
+            var barValue = value
+            if meter == .peak {
+                barValue = Double(state.peaks[channel])
+                numbers = " pk " + decibels(state.peaks[channel]) + numbers + " clips \(state.clipEvents[channel])"
             }
-            let line: String
-            if barWidth > 0 {
-                let bar = drawBar(average: state.averages[channel], hold: state.holds[channel].level,
-                                  width: barWidth, colour: useColour)
-                line = time + label + " [" + bar + "]" + numbers
-            } else {
-                line = time + label + numbers
-            }
-            let clipText = state.clipped && useColour ? " \u{1B}[1;31mCLIP" + reset : clip
-            return line + clipText + tail
+            return line(prefix: clock(channel == 0 ? state.elapsed : nil) + label(channel, of: channels),
+                        value: barValue, hold: meter == .peak ? value : nil, scale: scale, numbers: numbers,
+                        suffix: clipText(state, useColour), tail: channel == 0 ? tail(state) : "",
+                        width: width, colour: useColour)
         }
     }
 
-    static func drawBar(average: Float, hold: Float, width: Int, colour useColour: Bool) -> String {
-        func cells(_ level: Float) -> Int {
-            Int(((max(floor, min(0, level)) - floor) / -floor * Float(width)).rounded(.down))
+    private static func renderDefault(_ state: DisplayState, width: Int, colour useColour: Bool) -> [String] {
+        let channels = state.averages.count
+        let scale = MeterScale(low: Double(floor), high: 0, mark: nil) { _ in "" }
+        return (0..<channels).map { channel in
+            let average = state.averages[channel]
+            let numbers = " avg \(decibels(average)) pk \(decibels(state.peaks[channel])) dBFS"
+            return line(prefix: clock(channel == 0 ? state.elapsed : nil) + label(channel, of: channels),
+                        value: Double(average), hold: state.values[channel], scale: scale, numbers: numbers,
+                        suffix: clipText(state, useColour), tail: channel == 0 ? tail(state) : "",
+                        width: width, colour: useColour, zone: colour(average))
         }
-        let filled = average > floor ? max(1, cells(average)) : 0
-        let marker = hold > floor ? min(width - 1, cells(hold)) : -1
+    }
+
+    /// prefix [bar] numbers suffix tail; the tail goes first, then the bar, when the width is short.
+    private static func line(prefix: String, value: Double, hold: Double? = nil, scale: MeterScale,
+                             numbers: String, suffix: (plain: String, shown: String), tail: String, width: Int,
+                             colour useColour: Bool, zone: String? = nil) -> String {
+        let fixed = prefix + " []" + numbers + suffix.plain
+        var tail = tail
+        if width - 1 - (fixed.count + tail.count) < 10 { tail = "" }
+        let barWidth = width - 1 - (fixed.count + tail.count)
+        guard barWidth >= 10 else { return String((prefix + numbers).prefix(max(0, width - 1 - suffix.plain.count))) + suffix.shown }
+        let bar = drawBar(value: value, hold: hold, scale: scale, width: barWidth,
+                          colour: useColour ? zone ?? colour(value, scale: scale) : nil)
+        return prefix + " [" + bar + "]" + numbers + suffix.shown + tail
+    }
+
+    private static func clipText(_ state: DisplayState, _ useColour: Bool) -> (plain: String, shown: String) {
+        guard state.clipped else { return ("     ", "     ") }
+        return (" CLIP", useColour ? " \u{1B}[1;31mCLIP" + reset : " CLIP")
+    }
+
+    private static func tail(_ state: DisplayState) -> String { state.bytesWritten.map { " " + bytes($0) } ?? "" }
+
+    private static func clock(_ seconds: Double?) -> String {
+        seconds.map(clock) ?? String(repeating: " ", count: 7)
+    }
+
+    private static func label(_ channel: Int, of channels: Int) -> String {
+        channels > 1 ? " ch\(channel + 1)" + (channel + 1 < 10 ? " " : "") : ""
+    }
+
+    private static func colour(_ level: Float) -> String {
+        level >= redFrom ? red : level >= yellowFrom ? yellow : green
+    }
+
+    private static func colour(_ value: Double, scale: MeterScale) -> String {
+        guard let mark = scale.mark else { return value >= Double(redFrom) ? red : value >= Double(yellowFrom) ? yellow : green }
+        // Yellow within 6 dB under the mark (1.5 marks on the BBC scale, whose marks are 4 dB apart).
+        let yellowZone = scale.high - scale.low <= 10 ? 1.5 : 6
+        return value > mark ? red : value > mark - yellowZone ? yellow : green
+    }
+
+    /// `#` up to the value, `|` at the held peak, `:` at the scale's mark, `.` elsewhere.
+    static func drawBar(value: Double, hold: Double?, scale: MeterScale, width: Int, colour: String?) -> String {
+        let filled = value > scale.low ? max(1, scale.cells(value, width: width)) : 0
+        let marker = hold.flatMap { $0 > scale.low ? min(width - 1, scale.cells($0, width: width)) : nil }
+        let markAt = scale.mark.map { min(width - 1, scale.cells($0, width: width)) }
         var plain = ""
         for index in 0..<width {
-            plain.append(index == marker && index >= filled ? "|" : index < filled ? "#" : ".")
+            plain.append(index < filled ? "#" : index == marker ? "|" : index == markAt ? ":" : ".")
         }
-        guard useColour, filled > 0 else { return plain }
+        guard let colour, filled > 0 else { return plain }
         let split = plain.index(plain.startIndex, offsetBy: filled)
-        return colour(average) + plain[..<split] + reset + plain[split...]
+        return colour + plain[..<split] + reset + plain[split...]
     }
 
     /// −9.03 → " -9.0"; silence → " -inf".
-    static func decibels(_ value: Float) -> String {
-        if value <= LevelMeterState.silence { return " -inf" }
+    static func decibels(_ value: Float) -> String { decibels(Double(value)) }
+
+    static func decibels(_ value: Double) -> String {
+        if !value.isFinite || value <= Double(LevelMeterState.silence) { return " -inf" }
+        return decimal(value, width: 5)
+    }
+
+    /// One decimal, right-aligned in `width` characters.
+    static func decimal(_ value: Double, width: Int) -> String {
         let tenths = Int((value * 10).rounded())
         let text = (tenths < 0 ? "-" : "") + "\(abs(tenths) / 10).\(abs(tenths) % 10)"
-        return String(repeating: " ", count: max(0, 5 - text.count)) + text
+        return String(repeating: " ", count: max(0, width - text.count)) + text
     }
 
     /// 63.4 → "01:03.4".

@@ -13,13 +13,18 @@ final class LiveOutput: Sendable {
     private let json: Bool
     private let path: String?
     private let colour: Bool
+    private let meter: MeterKind?
+    private let target: Double
     private let linesDrawn = Mutex(0)
     private let lastDraw = Mutex<ContinuousClock.Instant?>(nil)
     /// Held while writing to the terminal, so a drawing and an event line never interleave.
     private let terminal = Mutex(())
 
-    init(channelCount: Int, display: Bool, json: Bool, path: String?) {
+    /// `meter` nil is the default view (average and peak); `target` is the loudness scale's mark.
+    init(channelCount: Int, display: Bool, json: Bool, path: String?, meter: MeterKind? = nil, target: Double = -23) {
         state = Mutex(DisplayState(channelCount: channelCount))
+        self.meter = meter
+        self.target = target
         drawing = display
         self.json = json
         self.path = path
@@ -31,8 +36,8 @@ final class LiveOutput: Sendable {
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 
     /// Takes one reading: `frames` frames so far, `time` seconds so far.
-    func take(_ reading: LevelReading, frames: Int64, time: Double) {
-        state.withLock { $0.take(reading.channels, at: time) }
+    func take(_ reading: MeterReading, frames: Int64, time: Double) {
+        state.withLock { $0.take(reading, at: time) }
         if drawing {
             let now = ContinuousClock.now
             let due = lastDraw.withLock { last in
@@ -42,14 +47,42 @@ final class LiveOutput: Sendable {
             }
             if due { draw() }
         }
-        guard json else { return }
-        func list(_ values: [Float]) -> String {
-            values.map { format(Double($0), 2) }.joined(separator: ", ")
+        if json { writeOutput(Self.jsonLine(reading, frames: frames, time: time, meter: meter) + "\n") }
+    }
+
+    /// `--levels-json`'s line for one buffer: t, frames, average_db, peak_db, and with `meter` its values.
+    static func jsonLine(_ reading: MeterReading, frames: Int64, time: Double, meter: MeterKind?) -> String {
+        func number(_ value: Double?) -> String {
+            guard let value, value.isFinite else { return "null" }
+            return format(value, 2)
         }
-        let line = "{\"t\": \(format(time, 3)), \"frames\": \(frames), "
-            + "\"average_db\": [\(list(reading.channels.map(\.averagePower)))], "
-            + "\"peak_db\": [\(list(reading.channels.map(\.peakPower)))]}\n"
-        writeOutput(line)
+        func list(_ values: [Double]) -> String { "[" + values.map(number).joined(separator: ", ") + "]" }
+        var line = "{\"t\": \(format(time, 3)), \"frames\": \(frames), "
+            + "\"average_db\": \(list(reading.levels.map { Double($0.averagePower) })), "
+            + "\"peak_db\": \(list(reading.levels.map { Double($0.peakPower) }))"
+        switch meter {
+        case nil: break
+        case .peak?:
+            line += ", \"meter\": \"peak\", \"peak_hold_dbfs\": \(list(reading.values)), "
+                + "\"clipped_samples\": [\(reading.clippedSamples.map(String.init).joined(separator: ", "))], "
+                + "\"clip_events\": [\(reading.clipEvents.map(String.init).joined(separator: ", "))]"
+        case .vu?:
+            line += ", \"meter\": \"vu\", \"vu\": \(list(reading.values))"
+        case .ppm1?:
+            line += ", \"meter\": \"ppm1\", \"ppm_db\": \(list(reading.values)), "
+                + "\"din_db\": \(list(reading.values.map { MeterScale.scaled($0, kind: .ppm1) }))"
+        case .ppm2?:
+            line += ", \"meter\": \"ppm2\", \"ppm_db\": \(list(reading.values)), "
+                + "\"bbc_mark\": \(list(reading.values.map { MeterScale.scaled($0, kind: .ppm2) }))"
+        case .loudness?:
+            let loudness = reading.loudness
+            line += ", \"meter\": \"loudness\", \"momentary_lufs\": \(number(loudness?.momentary)), "
+                + "\"short_term_lufs\": \(number(loudness?.shortTerm)), "
+                + "\"integrated_lufs\": \(number(loudness?.integrated)), "
+                + "\"loudness_range_lu\": \(number(loudness?.loudnessRange)), "
+                + "\"true_peak_dbtp\": \(list(reading.values))"
+        }
+        return line + "}"
     }
 
     /// Reports an event: its line on stderr (above the readout, which is drawn again below it) and its
@@ -95,7 +128,7 @@ final class LiveOutput: Sendable {
             var status = stat()
             if stat(path, &status) == 0 { current.bytesWritten = Int64(status.st_size) }
         }
-        let lines = LevelDisplay.render(current, width: Self.terminalWidth(), colour: colour)
+        let lines = LevelDisplay.render(current, width: Self.terminalWidth(), colour: colour, meter: meter, target: target)
         let previous = linesDrawn.withLock { count in
             defer { count = lines.count }
             return count

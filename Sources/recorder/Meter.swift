@@ -9,13 +9,16 @@ struct Meter: AsyncParsableCommand {
 
     @OptionGroup var capture: CaptureOptions
 
-    @Flag(name: .customLong("levels-json"), help: "One JSON object per buffer on stdout: t, frames, average_db, peak_db.")
+    @OptionGroup var display: DisplayOptions
+
+    @Flag(name: .customLong("levels-json"), help: "One JSON object per buffer on stdout: t, frames, average_db, peak_db, and the --meter's values.")
     var levelsJSON = false
 
     func run() async throws {
         let recorder = try capture.startRecorder()
-        let live = LiveOutput(channelCount: capture.channels, display: LiveOutput.stderrIsTerminal, json: levelsJSON, path: nil)
-        let readings = recorder.levelReadings()
+        let live = LiveOutput(channelCount: capture.channels, display: LiveOutput.stderrIsTerminal, json: levelsJSON,
+                              path: nil, meter: display.meter, target: display.target)
+        let readings = try display.readings(from: recorder)
         let failure = Mutex<RecorderError?>(nil)
         let events = recorder.events()
         let rate = capture.rate

@@ -13,13 +13,15 @@ struct Record: AsyncParsableCommand {
 
     @OptionGroup var capture: CaptureOptions
 
+    @OptionGroup var display: DisplayOptions
+
     @Flag(help: "Replace OUTPUT if it exists.")
     var force = false
 
     @Flag(help: "Print nothing but errors.")
     var quiet = false
 
-    @Flag(name: .customLong("levels-json"), help: "One JSON object per buffer on stdout: t, frames, average_db, peak_db; and one per event (\"event\": dropped, gap, moved, suspended, resumed, interrupted, file).")
+    @Flag(name: .customLong("levels-json"), help: "One JSON object per buffer on stdout: t, frames, average_db, peak_db (and the --meter's values); and one per event (\"event\": dropped, gap, moved, suspended, resumed, interrupted, file).")
     var levelsJSON = false
 
     @Option(name: .customLong("max-file-time"), help: "Split the recording: go on in OUTPUT-002, -003… after this many seconds per file.")
@@ -59,11 +61,12 @@ struct Record: AsyncParsableCommand {
     func run() async throws {
         let recorder = try capture.startRecorder()
         let channels = capture.channels
-        let display = LiveOutput.stderrIsTerminal && !quiet
-        let live = LiveOutput(channelCount: channels, display: display, json: levelsJSON, path: output)
+        let drawing = LiveOutput.stderrIsTerminal && !quiet
+        let live = LiveOutput(channelCount: channels, display: drawing, json: levelsJSON, path: output,
+                              meter: display.meter, target: display.target)
         // Levels only when something shows them: each reading wakes a thread, which is most of the cost
         // of a quiet recording.
-        let readings: AsyncStream<LevelReading> = display || levelsJSON ? recorder.levelReadings()
+        let readings: AsyncStream<MeterReading> = drawing || levelsJSON ? try display.readings(from: recorder)
             : AsyncStream { $0.finish() }
         let limit = capture.frameLimit
         let events = recorder.events()  // before record(to:), so nothing about the file is missed

@@ -125,6 +125,41 @@ struct CaptureOptions: ParsableArguments {
     }
 }
 
+extension MeterKind: ExpressibleByArgument {}
+
+/// What the live readout draws and `--levels-json` adds (record and meter).
+struct DisplayOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "The meter to draw: peak (sample peak, 1.5 s hold, clip count; dBFS), vu (IEC 60268-17; VU), ppm1 or ppm2 (IEC 60268-10 type I on the DIN scale, type II in BBC marks), loudness (EBU R128 momentary, short-term, integrated LUFS, LRA, true peak). --levels-json adds its values. Default: average and peak dBFS.",
+        valueName: "meter"))
+    var meter: MeterKind?
+
+    @Option(help: "The loudness target in LUFS, marked on the loudness scale.")
+    var target: Double = -23
+
+    @Option(name: .customLong("vu-reference"), help: "The level in dBFS of a sine that reads 0 VU.")
+    var vuReference: Double = -18
+
+    func validate() throws {
+        if !(target.isFinite && target >= -70 && target <= 0) {
+            throw ValidationError("invalid --target \(target): use a loudness between -70 and 0 LUFS, e.g. -23 (EBU R128) or -16")
+        }
+        if !(vuReference.isFinite && vuReference >= -60 && vuReference <= 0) {
+            throw ValidationError("invalid --vu-reference \(vuReference): use a level between -60 and 0 dBFS, e.g. -18 (EBU) or -20 (SMPTE)")
+        }
+    }
+
+    /// The readings the live output needs: the selected meter's, or the peak meter's for the default
+    /// view's held-peak marker.
+    func readings(from recorder: Recorder) throws -> AsyncStream<MeterReading> {
+        do {
+            return try recorder.meterReadings(meter ?? .peak, options: MeterOptions(vuReference: vuReference))
+        } catch {
+            throw fail(error)
+        }
+    }
+}
+
 struct Sources: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the server's capture sources.")
 

@@ -1,42 +1,38 @@
-// The readout's drawing and ballistics on known readings, no terminal or server involved.
-import RecorderKit
+// The readout's drawing on known readings, no terminal or server involved.
+@testable import RecorderKit
 import Testing
 @testable import recorder
 
-@Suite struct DisplayTests {
-    @Test func peakHoldHoldsThenFallsAt20DecibelsPerSecond() {
-        var hold = PeakHold()
-        hold.update(peak: -6, at: 0)
-        hold.update(peak: -40, at: 1.0)
-        #expect(hold.level == -6)  // still held at 1.0 s
-        hold.update(peak: -40, at: 1.5)
-        #expect(hold.level == -6)  // the hold ends at 1.5 s
-        hold.update(peak: -40, at: 2.0)
-        #expect(abs(hold.level - -16) < 0.001)  // 0.5 s of 20 dB/s
-        hold.update(peak: -40, at: 4.0)
-        #expect(hold.level == -40)  // never below the current peak
-        hold.update(peak: -3, at: 4.1)
-        #expect(hold.level == -3)  // a new peak takes over at once
-    }
+/// A reading of `kind` with the core levels `levels` and the meter's `values`.
+private func reading(_ kind: MeterKind, levels: [LevelMeterState], values: [Double], clipEvents: [Int64]? = nil,
+                     loudness: LoudnessReading? = nil) -> MeterReading {
+    MeterReading(kind: kind, endFrame: 4_410, frameCount: 4_410, time: 0.1, levels: levels, values: values,
+                 clippedSamples: clipEvents ?? values.map { _ in 0 }, clipEvents: clipEvents ?? values.map { _ in 0 },
+                 loudness: loudness)
+}
 
+/// The bar between the first "[" and "]" of a line.
+private func bar(_ line: String) -> Substring { line.drop { $0 != "[" }.dropFirst().prefix { $0 != "]" } }
+
+@Suite struct DisplayTests {
     @Test func aLineShowsTimeBarNumbersClipAndSizeWithinTheWidth() {
         var state = DisplayState(channelCount: 1)
-        state.take([LevelMeterState(averagePower: -30, peakPower: -0.0001)], at: 63.45)
+        state.take(reading(.peak, levels: [LevelMeterState(averagePower: -30, peakPower: -0.0001)], values: [-0.0001]), at: 63.45)
         state.bytesWritten = 5_600_000
         let line = LevelDisplay.render(state, width: 80, colour: false)
         #expect(line.count == 1)
         #expect(line[0].count == 79)
         #expect(line[0].hasPrefix("01:03.4 ["))
         #expect(line[0].hasSuffix("] avg -30.0 pk   0.0 dBFS CLIP 5.3 MiB"))
-        // −30 dBFS is half of the −60 … 0 scale; the hold marker sits at the top.
-        let bar = line[0].drop { $0 != "[" }.dropFirst().prefix { $0 != "]" }
-        #expect(bar.filter { $0 == "#" }.count == bar.count / 2)
-        #expect(bar.last == "|")
+        // −30 dBFS is half of the −60 … 0 scale; the hold marker (the peak meter's held peak) sits at the top.
+        #expect(bar(line[0]).filter { $0 == "#" }.count == bar(line[0]).count / 2)
+        #expect(bar(line[0]).last == "|")
     }
 
     @Test func silenceAndManyChannelsAndColour() {
         var state = DisplayState(channelCount: 2)
-        state.take([LevelMeterState(averagePower: -1, peakPower: -0.5), .init(averagePower: -160, peakPower: -160)], at: 0.1)
+        state.take(reading(.peak, levels: [LevelMeterState(averagePower: -1, peakPower: -0.5), .init(averagePower: -160, peakPower: -160)],
+                           values: [-0.5, -.infinity]), at: 0.1)
         let lines = LevelDisplay.render(state, width: 60, colour: true)
         #expect(lines.count == 2)
         #expect(lines[0].contains(" ch1  [\u{1B}[31m#"))  // red zone above −2 dBFS
@@ -44,5 +40,69 @@ import Testing
         #expect(lines[1].contains("avg  -inf pk  -inf dBFS"))
         let narrow = LevelDisplay.render(state, width: 30, colour: false)
         #expect(narrow.allSatisfy { $0.count <= 29 || !$0.contains("[") })
+    }
+
+    @Test func theVUScaleRunsFromMinus20ToPlus3WithTheReferenceMarked() throws {
+        var state = DisplayState(channelCount: 1)
+        state.take(reading(.vu, levels: [.init(averagePower: -21, peakPower: -18)], values: [-8.5]), at: 1)
+        let line = try #require(LevelDisplay.render(state, width: 80, colour: false, meter: .vu).first)
+        #expect(line.hasSuffix("]  -8.5 VU     "), "\(line)")
+        let cells = bar(line)
+        // −8.5 VU is 11.5 of the scale's 23 dB; the 0 VU mark at 20/23 of the bar.
+        #expect(cells.filter { $0 == "#" }.count == Int(11.5 / 23 * Double(cells.count)))
+        #expect(cells.firstIndex(of: ":").map { cells.distance(from: cells.startIndex, to: $0) } == Int(20 / 23.0 * Double(cells.count)))
+    }
+
+    @Test func ppmScalesAreDINDecibelsAndBBCMarks() throws {
+        var state = DisplayState(channelCount: 1)
+        // A sine 18 dB under full scale: the EBU alignment level, −9 dB on the DIN scale and mark 4.
+        state.take(reading(.ppm1, levels: [.init(averagePower: -21, peakPower: -18)], values: [-18]), at: 1)
+        #expect(try #require(LevelDisplay.render(state, width: 80, colour: false, meter: .ppm1).first).contains("]  -9.0 dB DIN"))
+        state.take(reading(.ppm2, levels: [.init(averagePower: -21, peakPower: -18)], values: [-18]), at: 1)
+        #expect(try #require(LevelDisplay.render(state, width: 80, colour: false, meter: .ppm2).first).contains("] PPM  4.0"))
+        state.take(reading(.ppm2, levels: [.init(averagePower: -13, peakPower: -10)], values: [-10]), at: 1)
+        #expect(try #require(LevelDisplay.render(state, width: 80, colour: false, meter: .ppm2).first).contains("] PPM  6.0"))
+    }
+
+    @Test func thePeakMeterShowsTheHeldPeakAndClipEvents() throws {
+        var state = DisplayState(channelCount: 1)
+        state.take(reading(.peak, levels: [.init(averagePower: -40, peakPower: -30)], values: [-6], clipEvents: [3]), at: 1)
+        let line = try #require(LevelDisplay.render(state, width: 80, colour: false, meter: .peak).first)
+        #expect(line.contains("] pk -30.0 hold  -6.0 dBFS clips 3"), "\(line)")
+        // The bar reaches −30 (half), the hold marker sits at −6 (9/10 of the bar).
+        let cells = bar(line)
+        #expect(cells.filter { $0 == "#" }.count == cells.count / 2)
+        #expect(cells.firstIndex(of: "|").map { cells.distance(from: cells.startIndex, to: $0) } == Int(0.9 * Double(cells.count)))
+    }
+
+    @Test func theLoudnessViewMarksTheTargetAndShowsTheProgramme() throws {
+        var state = DisplayState(channelCount: 2)
+        state.take(reading(.loudness, levels: [.init(averagePower: -20, peakPower: -17), .init(averagePower: -20, peakPower: -17)],
+                           values: [-1.24, -2.5],
+                           loudness: LoudnessReading(momentary: -20, shortTerm: -21.5, integrated: -22.04, loudnessRange: 4.4)),
+                   at: 12)
+        let lines = LevelDisplay.render(state, width: 100, colour: false, meter: .loudness, target: -16)
+        #expect(lines.count == 2)
+        #expect(lines[0].hasPrefix("00:12.0 ["))
+        #expect(lines[0].contains("] M -20.0 S -21.5 I -22.0 LUFS (target -16.0)"), "\(lines[0])")
+        #expect(lines[1].contains("LRA   4.4 LU  TP  -1.2 dBTP"), "\(lines[1])")  // the higher channel's
+        // Scale −34 … −7 LUFS for a −16 target: −20 is 14 of its 27 LU; the target mark at 18/27.
+        let cells = bar(lines[0])
+        #expect(cells.filter { $0 == "#" }.count == Int(14 / 27.0 * Double(cells.count)))
+        #expect(cells.firstIndex(of: ":").map { cells.distance(from: cells.startIndex, to: $0) } == Int(18 / 27.0 * Double(cells.count)))
+    }
+
+    @Test func jsonLinesCarryTheSelectedMetersValues() {
+        let levels = [LevelMeterState(averagePower: -21, peakPower: -18)]
+        #expect(LiveOutput.jsonLine(reading(.vu, levels: levels, values: [-0.25]), frames: 4_410, time: 0.1, meter: .vu)
+                == #"{"t": 0.100, "frames": 4410, "average_db": [-21.00], "peak_db": [-18.00], "meter": "vu", "vu": [-0.25]}"#)
+        #expect(LiveOutput.jsonLine(reading(.ppm2, levels: levels, values: [-18]), frames: 4_410, time: 0.1, meter: .ppm2)
+                .hasSuffix(#""meter": "ppm2", "ppm_db": [-18.00], "bbc_mark": [4.00]}"#))
+        let quiet = reading(.loudness, levels: levels, values: [-.infinity],
+                            loudness: LoudnessReading(momentary: -30, shortTerm: nil, integrated: nil, loudnessRange: nil))
+        #expect(LiveOutput.jsonLine(quiet, frames: 4_410, time: 0.1, meter: .loudness).hasSuffix(
+            #""meter": "loudness", "momentary_lufs": -30.00, "short_term_lufs": null, "integrated_lufs": null, "loudness_range_lu": null, "true_peak_dbtp": [null]}"#))
+        #expect(LiveOutput.jsonLine(reading(.peak, levels: levels, values: [-18]), frames: 4_410, time: 0.1, meter: nil)
+                == #"{"t": 0.100, "frames": 4410, "average_db": [-21.00], "peak_db": [-18.00]}"#)
     }
 }

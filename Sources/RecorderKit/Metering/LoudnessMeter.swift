@@ -65,15 +65,8 @@ public final class LoudnessMeter {
 
     /// Adds interleaved signed 16-bit big-endian samples (what a `Recorder` captures).
     public func add(bigEndianS16 bytes: UnsafeRawBufferPointer) {
-        let count = bytes.count / 2
-        if scratch.count < count { scratch = [Float](repeating: 0, count: count) }
-        scratch.withUnsafeMutableBufferPointer { out in
-            for index in 0..<count {
-                let value = Int16(bitPattern: UInt16(bytes[2 * index]) << 8 | UInt16(bytes[2 * index + 1]))
-                out[index] = Float(value) / 32_768
-            }
-            add(interleaved: UnsafeBufferPointer(rebasing: out[0..<count]))
-        }
+        let count = floats(bigEndianS16: bytes, into: &scratch)
+        scratch.withUnsafeBufferPointer { add(interleaved: UnsafeBufferPointer(rebasing: $0[0..<count])) }
     }
 
     private func value(_ query: (UnsafeMutablePointer<ebur128_state>?, UnsafeMutablePointer<Double>) -> Int32) -> Double? {

@@ -1,0 +1,239 @@
+// One standard meter over all channels of a stream (peak hold, VU, PPM or loudness), and its live feed
+// from a Recorder's buffers.
+import Glibc
+
+/// The meters a `StandardMeter` can be.
+public enum MeterKind: String, Sendable, Hashable, CaseIterable {
+    /// Sample peak with hold and decay, and clip counting (`PeakHoldMeter`), dBFS.
+    case peak
+    /// VU, IEC 60268-17 (`VUMeter`), in VU.
+    case vu
+    /// Quasi-peak programme meter, IEC 60268-10 type I (DIN) or type II (BBC/EBU) (`PPMMeter`), in dB
+    /// relative to the steady reading of a full-scale sine.
+    case ppm1, ppm2
+    /// EBU R128 loudness and true peak (`LoudnessMeter`).
+    case loudness
+}
+
+/// Settings of the meters; the defaults are the standards' (and the issue's) values.
+public struct MeterOptions: Sendable, Hashable {
+    /// Peak hold time, seconds, and the fall after it, dB per second.
+    public var peakHold: Double = 1.5
+    public var peakDecay: Double = 20
+    /// Consecutive full-scale samples that make one clip event.
+    public var clipRun: Int = 1
+    /// The dBFS level of a sine that reads 0 VU.
+    public var vuReference: Double = -18
+
+    public init(peakHold: Double = 1.5, peakDecay: Double = 20, clipRun: Int = 1, vuReference: Double = -18) {
+        self.peakHold = peakHold
+        self.peakDecay = peakDecay
+        self.clipRun = clipRun
+        self.vuReference = vuReference
+    }
+}
+
+/// The programme loudness at one moment (EBU R128), LUFS and LU; nil while undefined (silence, or less
+/// than a window of audio).
+public struct LoudnessReading: Sendable, Hashable {
+    public let momentary: Double?
+    public let shortTerm: Double?
+    public let integrated: Double?
+    public let loudnessRange: Double?
+}
+
+/// A standard meter's state after one buffer: what `Recorder.meterReadings(_:)` yields.
+public struct MeterReading: Sendable, Hashable {
+    public let kind: MeterKind
+    /// Frames captured since the recorder started, through this buffer's last frame.
+    public let endFrame: Int64
+    public let frameCount: Int
+    /// Seconds of audio since the recorder started, at this buffer's end.
+    public let time: Double
+    /// The core meter of the same buffer (what `LevelReading` carries).
+    public let levels: [LevelMeterState]
+    /// Per channel, the meter's reading in its unit, −∞ at rest: `peak` the held sample peak (dBFS),
+    /// `vu` VU, `ppm1`/`ppm2` dB relative to a full-scale sine, `loudness` the true peak so far (dBTP).
+    public let values: [Double]
+    /// `peak` only (zeros otherwise): full-scale samples so far, and clip events, per channel.
+    public let clippedSamples: [Int64]
+    public let clipEvents: [Int64]
+    /// `loudness` only.
+    public let loudness: LoudnessReading?
+}
+
+/// One meter of `kind` on every channel of an interleaved stream: feed it samples, read its values.
+/// Usable on any stream (a file's blocks, another library's buffers). Not thread-safe: feed and read it
+/// from one thread at a time.
+public final class StandardMeter {
+    public let kind: MeterKind
+    public let channelCount: Int
+    public let sampleRate: Int
+    private var peaks: [PeakHoldMeter] = []
+    private var vus: [VUMeter] = []
+    private var ppms: [PPMMeter] = []
+    private let loudnessMeter: LoudnessMeter?
+    private var scratch: [Float] = []
+
+    public init(kind: MeterKind, channelCount: Int, sampleRate: Int, options: MeterOptions = MeterOptions()) throws(RecorderError) {
+        guard channelCount > 0, sampleRate > 0 else {
+            throw RecorderError(.invalidFormat,
+                "cannot meter \(channelCount) channels at \(sampleRate) Hz: use 1 or more channels at a positive rate")
+        }
+        guard options.peakHold >= 0, options.peakDecay > 0, options.clipRun >= 1, options.vuReference.isFinite else {
+            throw RecorderError(.invalidFormat,
+                "invalid meter options \(options): use a hold of 0 s or more, a decay above 0 dB/s and a clip run of 1 or more")
+        }
+        self.kind = kind
+        self.channelCount = channelCount
+        self.sampleRate = sampleRate
+        switch kind {
+        case .peak:
+            peaks = Array(repeating: PeakHoldMeter(sampleRate: sampleRate, hold: options.peakHold,
+                                                   decay: options.peakDecay, clipRun: options.clipRun), count: channelCount)
+        case .vu:
+            vus = Array(repeating: VUMeter(sampleRate: sampleRate, reference: options.vuReference), count: channelCount)
+        case .ppm1, .ppm2:
+            ppms = Array(repeating: PPMMeter(kind: kind == .ppm1 ? .typeI : .typeII, sampleRate: sampleRate),
+                         count: channelCount)
+        case .loudness:
+            break
+        }
+        loudnessMeter = kind == .loudness ? try LoudnessMeter(channelCount: channelCount, sampleRate: sampleRate) : nil
+    }
+
+    /// Adds interleaved samples in −1…1.
+    public func add(interleaved samples: UnsafeBufferPointer<Float>) {
+        let channels = channelCount
+        func each(_ body: (Int, UnsafeBufferPointer<Float>) -> Void) {
+            for channel in 0..<min(channels, samples.count) {
+                body(channel, UnsafeBufferPointer(rebasing: samples[channel...]))
+            }
+        }
+        switch kind {
+        case .peak: each { peaks[$0].add($1, stride: channels) }
+        case .vu: each { vus[$0].add($1, stride: channels) }
+        case .ppm1, .ppm2: each { ppms[$0].add($1, stride: channels) }
+        case .loudness: loudnessMeter?.add(interleaved: samples)
+        }
+    }
+
+    /// Adds interleaved signed 16-bit big-endian samples (what a `Recorder` captures).
+    public func add(bigEndianS16 bytes: UnsafeRawBufferPointer) {
+        if let loudnessMeter {
+            loudnessMeter.add(bigEndianS16: bytes)
+            return
+        }
+        let count = floats(bigEndianS16: bytes, into: &scratch)
+        scratch.withUnsafeBufferPointer { add(interleaved: UnsafeBufferPointer(rebasing: $0[0..<count])) }
+    }
+
+    /// Per channel, in the meter's unit (see `MeterReading.values`).
+    public var values: [Double] {
+        switch kind {
+        case .peak: peaks.map(\.peak)
+        case .vu: vus.map(\.reading)
+        case .ppm1, .ppm2: ppms.map(\.reading)
+        case .loudness: (0..<channelCount).map { loudnessMeter?.truePeak(channel: $0) ?? -.infinity }
+        }
+    }
+
+    public var clippedSamples: [Int64] { kind == .peak ? peaks.map(\.clippedSamples) : zeros }
+    public var clipEvents: [Int64] { kind == .peak ? peaks.map(\.clipEvents) : zeros }
+    private var zeros: [Int64] { [Int64](repeating: 0, count: channelCount) }
+
+    public var loudness: LoudnessReading? {
+        loudnessMeter.map { meter in
+            let integrated = meter.integrated
+            return LoudnessReading(momentary: meter.momentary, shortTerm: meter.shortTerm, integrated: integrated,
+                                   // libebur128 gives 0 LU when nothing passed the gates: undefined, as silence.
+                                   loudnessRange: integrated == nil ? nil : meter.loudnessRange)
+        }
+    }
+}
+
+/// Converts interleaved signed 16-bit big-endian samples to floats in −1…1 in `scratch` (grown only
+/// when a larger block arrives) and returns the sample count.
+func floats(bigEndianS16 bytes: UnsafeRawBufferPointer, into scratch: inout [Float]) -> Int {
+    let count = bytes.count / 2
+    if scratch.count < count { scratch = [Float](repeating: 0, count: count) }
+    scratch.withUnsafeMutableBufferPointer { out in
+        for index in 0..<count {
+            let value = Int16(bitPattern: UInt16(bytes[2 * index]) << 8 | UInt16(bytes[2 * index + 1]))
+            out[index] = Float(value) / 32_768
+        }
+    }
+    return count
+}
+
+/// The live meters of a recorder: each stream from `Recorder.meterReadings` owns a `StandardMeter`, fed
+/// with every buffer on the delivery thread.
+final class MeterFeeds: Sendable {
+    /// A meter and its stream's continuation.
+    final class Feed: @unchecked Sendable {
+        // @unchecked Sendable: `meter` is created by the registering thread and handed over through the
+        // `feeds` lock; from then on only the delivery thread touches it (in `deliver`).
+        let meter: StandardMeter
+        let continuation: AsyncStream<MeterReading>.Continuation
+
+        init(meter: StandardMeter, continuation: AsyncStream<MeterReading>.Continuation) {
+            self.meter = meter
+            self.continuation = continuation
+        }
+    }
+
+    private struct State {
+        var nextID = 0
+        var feeds: [Int: Feed] = [:]
+        var finished = false
+    }
+    private let state = Locked(State())
+
+    func makeStream(kind: MeterKind, format: StreamFormat, options: MeterOptions) throws(RecorderError) -> AsyncStream<MeterReading> {
+        let meter = try StandardMeter(kind: kind, channelCount: format.channelCount, sampleRate: format.sampleRate,
+                                      options: options)
+        let (stream, continuation) = AsyncStream.makeStream(of: MeterReading.self, bufferingPolicy: .unbounded)
+        let feed = Feed(meter: meter, continuation: continuation)
+        let registered = state.withLock { state -> Int? in
+            guard !state.finished else { return nil }
+            let id = state.nextID
+            state.nextID += 1
+            state.feeds[id] = feed
+            return id
+        }
+        guard let id = registered else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.feeds.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// True when some stream is listening (so `deliver` has work to do).
+    var isEmpty: Bool { state.withLock { $0.feeds.isEmpty } }
+
+    /// Feeds one buffer to every meter and yields each one's reading. Delivery thread only.
+    func deliver(_ bytes: UnsafeRawBufferPointer, endFrame: Int64, frameCount: Int, time: Double,
+                 levels: [LevelMeterState]) {
+        let feeds = state.withLock { Array($0.feeds.values) }
+        for feed in feeds {
+            let meter = feed.meter
+            meter.add(bigEndianS16: bytes)
+            feed.continuation.yield(MeterReading(
+                kind: meter.kind, endFrame: endFrame, frameCount: frameCount, time: time, levels: levels,
+                values: meter.values, clippedSamples: meter.clippedSamples, clipEvents: meter.clipEvents,
+                loudness: meter.loudness))
+        }
+    }
+
+    func finish() {
+        let feeds = state.withLock { state in
+            state.finished = true
+            defer { state.feeds.removeAll() }
+            return Array(state.feeds.values)
+        }
+        for feed in feeds { feed.continuation.finish() }
+    }
+}
