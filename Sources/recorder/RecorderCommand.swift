@@ -134,10 +134,11 @@ struct DisplayOptions: ParsableArguments {
         valueName: "meter"))
     var meter: MeterKind?
 
-    @Option(help: "The loudness target in LUFS, marked on the loudness scale.")
+    // .unconditional: the values are negative ("--target -16"), which would otherwise read as an option.
+    @Option(parsing: .unconditional, help: "The loudness target in LUFS, marked on the loudness scale.")
     var target: Double = -23
 
-    @Option(name: .customLong("vu-reference"), help: "The level in dBFS of a sine that reads 0 VU.")
+    @Option(name: .customLong("vu-reference"), parsing: .unconditional, help: "The level in dBFS of a sine that reads 0 VU.")
     var vuReference: Double = -18
 
     func validate() throws {

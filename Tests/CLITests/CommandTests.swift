@@ -141,6 +141,9 @@ struct CommandTests {
         (["--duration", "nan"], 64, "invalid duration nan"),
         (["--server", "tcp:127.0.0.1:1"], 69, "cannot connect to PulseAudio server tcp:127.0.0.1:1: Connection refused"),
         (["--source", "no;such$(mic)"], 69, "no capture source named 'no;such$(mic)'"),
+        (["--meter", "dbfs"], 64, "'dbfs' is invalid for '--meter <meter>'"),
+        (["--meter", "loudness", "--target", "5"], 64, "invalid --target 5.0: use a loudness between -70 and 0 LUFS"),
+        (["--meter", "vu", "--vu-reference", "nan"], 64, "invalid --vu-reference nan: use a level between -60 and 0 dBFS"),
     ] as [([String], Int32, String)])
     func badInputExitsWithItsCodeAndOneLine(options: [String], status: Int32, message: String) async throws {
         try await withPrivateServer { server in

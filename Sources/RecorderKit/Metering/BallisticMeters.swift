@@ -112,7 +112,7 @@ public struct VUMeter: Sendable {
 /// integration time such that a 5 kHz tone burst of `burst` reads −2 dB against the steady tone, and the
 /// reading falls at a constant rate in dB. Type I (DIN): 5 ms burst, 20 dB fall in 1.7 s. Type II
 /// (BBC/EBU): 10 ms burst, 24 dB fall in 2.8 s. `reading` is in dB relative to the steady reading of a
-/// full-scale sine (0 dB = full scale).
+/// full-scale 1 kHz sine, so a steady sine reads its peak level in dBFS.
 public struct PPMMeter: Sendable {
     public enum Kind: String, Sendable, CaseIterable {
         case typeI = "ppm1", typeII = "ppm2"
@@ -128,6 +128,9 @@ public struct PPMMeter: Sendable {
     /// Per-sample charge factor, calibrated at init so the burst reads −2 dB.
     private let charge: Double
     private let release: Double
+    /// The steady value of a full-scale 1 kHz sine: a quasi-peak detector settles a little under the
+    /// peak (0.2 dB for type II), and the reading is relative to it.
+    private let steady: Double
     private var value = 0.0
 
     public init(kind: Kind, sampleRate: Int) {
@@ -135,9 +138,10 @@ public struct PPMMeter: Sendable {
         self.sampleRate = sampleRate
         release = pow(10, -kind.fall / 20 / Double(sampleRate))
         charge = Self.calibrate(kind: kind, sampleRate: sampleRate, release: release)
+        steady = Self.response(seconds: 1, frequency: 1_000, sampleRate: sampleRate, charge: charge, release: release)
     }
 
-    public var reading: Double { 20 * log10(value) }
+    public var reading: Double { 20 * log10(value / steady) }
 
     private static func step(_ value: inout Double, _ input: Double, charge: Double, release: Double) {
         if input > value { value += (input - value) * charge } else { value *= release }
@@ -147,12 +151,7 @@ public struct PPMMeter: Sendable {
     /// the reading after 1 s of the same tone.
     private static func calibrate(kind: Kind, sampleRate: Int, release: Double) -> Double {
         func reading(after seconds: Double, charge: Double) -> Double {
-            var value = 0.0
-            let count = Int(seconds * Double(sampleRate))
-            for index in 0..<count {
-                step(&value, abs(sin(2 * .pi * 5_000 * Double(index) / Double(sampleRate))), charge: charge, release: release)
-            }
-            return value
+            response(seconds: seconds, frequency: 5_000, sampleRate: sampleRate, charge: charge, release: release)
         }
         var low = 1e-6, high = 1.0
         for _ in 0..<60 {
@@ -161,6 +160,15 @@ public struct PPMMeter: Sendable {
             if 20 * log10(ratio) > -2 { high = middle } else { low = middle }
         }
         return (low * high).squareRoot()
+    }
+
+    /// The value after `seconds` of a full-scale sine of `frequency` from rest.
+    private static func response(seconds: Double, frequency: Double, sampleRate: Int, charge: Double, release: Double) -> Double {
+        var value = 0.0
+        for index in 0..<Int(seconds * Double(sampleRate)) {
+            step(&value, abs(sin(2 * .pi * frequency * Double(index) / Double(sampleRate))), charge: charge, release: release)
+        }
+        return value
     }
 
     public mutating func add(_ samples: UnsafeBufferPointer<Float>, stride: Int = 1) {
