@@ -1,6 +1,8 @@
 // Offline analysis of a whole file: levels per channel and the programme's loudness.
+import CEbur128
 import CSndFile
 import Glibc
+import Synchronization
 
 /// What `recorder analyze` reports for one file. Per-channel arrays have one value per channel; a value
 /// that is undefined (the level of digital silence, the loudness of a silent programme) is nil.
@@ -27,6 +29,11 @@ public struct FileAnalysis: Sendable, Hashable {
     public let maxShortTerm: Double?
 
     /// Reads `path` (any format libsndfile opens) in blocks of one second and measures it.
+    ///
+    /// True peak (4× oversampling, most of the work) runs in parallel when the file can be seeked: 10 s
+    /// segments, each scanned by its own libebur128 state after a 64-frame pre-roll that fills the
+    /// interpolator, shared out between one thread per extra core and, once its own pass is done, the
+    /// calling thread. The result is the same as one state's over the whole file.
     /// - Throws: `.cannotReadFile` naming the path and libsndfile's reason.
     public static func analyze(path: String) throws(RecorderError) -> FileAnalysis {
         var info = SF_INFO()
@@ -37,7 +44,12 @@ public struct FileAnalysis: Sendable, Hashable {
         defer { sf_close(file) }
         let channels = Int(info.channels)
         let rate = Int(info.samplerate)
-        let meter = try LoudnessMeter(channelCount: channels, sampleRate: rate)
+        let scan = info.seekable != 0 && info.frames > 0
+            ? TruePeakScan(path: path, channels: channels, sampleRate: rate, frames: Int64(info.frames)) : nil
+        let meter = try LoudnessMeter(channelCount: channels, sampleRate: rate, truePeak: scan == nil)
+        let helpers = scan.map { scan in
+            (0..<min(7, max(0, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - 1))).map { _ in startThread { scan.work() } }
+        } ?? []
         let blockFrames = max(rate, 1)
         var block = [Float](repeating: 0, count: blockFrames * channels)
         var peaks = [Float](repeating: 0, count: channels)
@@ -73,16 +85,101 @@ public struct FileAnalysis: Sendable, Hashable {
             frames += Int64(count)
         }
         func decibels(_ linear: Double) -> Double? { linear > 0 ? 20 * log10(linear) : nil }
+        var truePeak = (0..<channels).map { meter.truePeak(channel: $0) }
+        if let scan {
+            scan.work()
+            for thread in helpers { pthread_join(thread, nil) }
+            if let peaks = scan.peaks { truePeak = peaks.map(decibels) }
+        }
         let total = Double(max(frames, 1))
         return FileAnalysis(
             path: path, frames: frames, sampleRate: rate, channelCount: channels,
             samplePeak: peaks.map { decibels(Double($0)) },
-            truePeak: (0..<channels).map { meter.truePeak(channel: $0) },
+            truePeak: truePeak,
             rms: squares.map { decibels(($0 / total).squareRoot()) },
             clippedSamples: clipped,
             dcOffset: sums.map { $0 / total },
             // libebur128 gives 0 LU for a programme with nothing above the gates: undefined, as silence is.
             integrated: meter.integrated, loudnessRange: meter.integrated == nil ? nil : meter.loudnessRange,
             maxMomentary: meter.maxMomentary, maxShortTerm: meter.maxShortTerm)
+    }
+}
+
+/// True peak over a seekable file in 10 s segments that any number of threads take in turn (`work`).
+/// Each segment gets a fresh libebur128 state (true-peak mode) fed 64 frames from before the segment
+/// first, whose output is discarded: the interpolator's 49 taps at 4× span 13 input frames, so from the
+/// segment's first frame on every interpolated value is the one a single state over the file computes.
+final class TruePeakScan: Sendable {
+    let path: String
+    let channels: Int
+    let sampleRate: Int
+    let frames: Int64
+    let segmentFrames: Int64
+    private let next = Atomic<Int64>(0)
+    private let maxima: Locked<[Double]>
+    private let failed = Atomic<Bool>(false)
+    static let preroll: Int64 = 64
+
+    init(path: String, channels: Int, sampleRate: Int, frames: Int64) {
+        self.path = path
+        self.channels = channels
+        self.sampleRate = sampleRate
+        self.frames = frames
+        segmentFrames = Int64(max(sampleRate, 1)) * 10
+        maxima = Locked([Double](repeating: 0, count: channels))
+    }
+
+    /// Linear true peak per channel once every `work` call returned; nil if a segment could not be read.
+    var peaks: [Double]? { failed.load(ordering: .acquiring) ? nil : maxima.withLock { $0 } }
+
+    /// Scans segments until none is left.
+    func work() {
+        var info = SF_INFO()
+        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+            failed.store(true, ordering: .releasing)
+            return
+        }
+        defer { sf_close(file) }
+        let blockFrames = Int64(max(sampleRate, 1))
+        var block = [Float](repeating: 0, count: Int(blockFrames) * channels)
+        var local = [Double](repeating: 0, count: channels)
+        let segments = (frames + segmentFrames - 1) / segmentFrames
+        while true {
+            let segment = next.wrappingAdd(1, ordering: .relaxed).oldValue
+            guard segment < segments else { break }
+            let start = segment * segmentFrames
+            let end = min(frames, start + segmentFrames)
+            let preroll = min(start, Self.preroll)
+            guard sf_seek(file, sf_count_t(start - preroll), SEEK_SET) >= 0,
+                  let made = libebur128Lock.withLock({ _ in
+                      ebur128_init(UInt32(channels), UInt(sampleRate), Int32(EBUR128_MODE_TRUE_PEAK.rawValue))
+                  }) else {
+                failed.store(true, ordering: .releasing)
+                return
+            }
+            var state: UnsafeMutablePointer<ebur128_state>? = made
+            defer { ebur128_destroy(&state) }
+            var position = start - preroll
+            while position < end {
+                // The pre-roll alone first, so that its output (the interpolator starting from zeros) is
+                // left out; then whole blocks.
+                let wanted = position < start ? start - position : min(blockFrames, end - position)
+                let read = block.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t(wanted)) }
+                guard read > 0 else { break }
+                block.withUnsafeBufferPointer { _ = ebur128_add_frames_float(state, $0.baseAddress, Int(read)) }
+                if position >= start {
+                    for channel in 0..<channels {
+                        var peak = 0.0
+                        if ebur128_prev_true_peak(state, UInt32(channel), &peak) == Int32(EBUR128_SUCCESS.rawValue) {
+                            local[channel] = max(local[channel], peak)
+                        }
+                    }
+                }
+                position += Int64(read)
+            }
+        }
+        maxima.withLock { maxima in
+            for channel in 0..<channels { maxima[channel] = max(maxima[channel], local[channel]) }
+        }
     }
 }

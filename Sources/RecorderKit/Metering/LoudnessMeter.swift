@@ -2,6 +2,10 @@
 import CEbur128
 import Glibc
 
+/// Held around `ebur128_init`, which also (re)writes libebur128's global constants: two states made at
+/// once on two threads would race on them.
+let libebur128Lock = Locked(())
+
 /// Loudness as EBU R128 defines it, computed by libebur128 (K-weighting, gating and true-peak
 /// oversampling are libebur128's, not re-derived here):
 /// - momentary: mean-square loudness of the last 400 ms, in LUFS;
@@ -24,14 +28,21 @@ public final class LoudnessMeter {
     private var intoStep = 0
     public private(set) var maxMomentary: Double?
     public private(set) var maxShortTerm: Double?
+    /// Mean-square energies of the last 30 100 ms steps (zero before the first), newest at `ringIndex - 1`:
+    /// the momentary and short-term windows are their last 4 and 30. Asking libebur128 for the 3 s
+    /// window at every step would sum 3 s of samples ten times a second: most of an analysis's time.
+    private var stepEnergies = [Double](repeating: 0, count: 30)
+    private var ringIndex = 0
     /// Floats for `add(bigEndianS16:)`, sized once per largest block seen.
     private var scratch: [Float] = []
 
-    public init(channelCount: Int, sampleRate: Int) throws(RecorderError) {
-        let modes = EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_TRUE_PEAK.rawValue
+    /// `truePeak` false leaves out the oversampling (most of the cost) when true peak is measured
+    /// elsewhere; `truePeak(channel:)` is then nil.
+    public init(channelCount: Int, sampleRate: Int, truePeak: Bool = true) throws(RecorderError) {
+        let modes = EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | (truePeak ? EBUR128_MODE_TRUE_PEAK.rawValue : 0)
             | EBUR128_MODE_S.rawValue | EBUR128_MODE_M.rawValue
         guard channelCount > 0, sampleRate > 0,
-              let state = ebur128_init(UInt32(channelCount), UInt(sampleRate), Int32(modes)) else {
+              let state = libebur128Lock.withLock({ _ in ebur128_init(UInt32(channelCount), UInt(sampleRate), Int32(modes)) }) else {
             throw RecorderError(.invalidFormat,
                 "libebur128 cannot measure \(channelCount) channels at \(sampleRate) Hz: use 1 or more channels at a positive rate")
         }
@@ -57,11 +68,28 @@ public final class LoudnessMeter {
             intoStep += count
             if intoStep == step {
                 intoStep = 0
-                if let momentary { maxMomentary = max(maxMomentary ?? momentary, momentary) }
-                if let shortTerm { maxShortTerm = max(maxShortTerm ?? shortTerm, shortTerm) }
+                stepEnded()
             }
         }
     }
+
+    /// At the end of a 100 ms step: its energy into the ring, and the maxima of the windows ending here.
+    private func stepEnded() {
+        var loudness = 0.0
+        let energy = ebur128_loudness_window(state, 100, &loudness) == Int32(EBUR128_SUCCESS.rawValue) && loudness.isFinite
+            ? pow(10, (loudness + 0.691) / 10) : 0
+        stepEnergies[ringIndex] = energy
+        ringIndex = (ringIndex + 1) % stepEnergies.count
+        var sum = 0.0
+        for back in 1...stepEnergies.count {
+            sum += stepEnergies[(ringIndex - back + stepEnergies.count) % stepEnergies.count]
+            if back == 4, let momentary = Self.loudness(sum / 4) { maxMomentary = max(maxMomentary ?? momentary, momentary) }
+        }
+        if let shortTerm = Self.loudness(sum / Double(stepEnergies.count)) { maxShortTerm = max(maxShortTerm ?? shortTerm, shortTerm) }
+    }
+
+    /// LUFS of a mean-square energy (BS.1770: −0.691 + 10·log10), nil for silence.
+    private static func loudness(_ energy: Double) -> Double? { energy > 0 ? -0.691 + 10 * log10(energy) : nil }
 
     /// Adds interleaved signed 16-bit big-endian samples (what a `Recorder` captures).
     public func add(bigEndianS16 bytes: UnsafeRawBufferPointer) {
