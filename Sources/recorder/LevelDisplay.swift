@@ -66,7 +66,7 @@ struct MeterScale {
             MeterScale(low: -50, high: 5, mark: 0) { LevelDisplay.decibels($0) + " dB DIN" }
         case .ppm2:
             // BBC marks 1 … 7, 4 dB apart; mark 4 is the −18 dBFS alignment, mark 6 the permitted maximum.
-            MeterScale(low: 0, high: 8, mark: 6) { "PPM " + LevelDisplay.decimal($0, width: 4) }
+            MeterScale(low: 0, high: 8, mark: 6) { "PPM " + ($0.isFinite ? LevelDisplay.decimal($0, width: 4) : "   -") }
         case .loudness:
             // The EBU +9 scale: 18 LU under the target to 9 LU over it.
             MeterScale(low: target - 18, high: target + 9, mark: target) { "M " + LevelDisplay.decibels($0) }
@@ -206,8 +206,9 @@ enum LevelDisplay {
         return decimal(value, width: 5)
     }
 
-    /// One decimal, right-aligned in `width` characters.
+    /// One decimal, right-aligned in `width` characters (a finite value: callers show −∞ their own way).
     static func decimal(_ value: Double, width: Int) -> String {
+        guard value.isFinite else { return String(repeating: " ", count: max(0, width - 1)) + "-" }
         let tenths = Int((value * 10).rounded())
         let text = (tenths < 0 ? "-" : "") + "\(abs(tenths) / 10).\(abs(tenths) % 10)"
         return String(repeating: " ", count: max(0, width - text.count)) + text

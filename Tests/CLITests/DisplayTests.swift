@@ -92,6 +92,22 @@ private func bar(_ line: String) -> Substring { line.drop { $0 != "[" }.dropFirs
         #expect(cells.firstIndex(of: ":").map { cells.distance(from: cells.startIndex, to: $0) } == Int(18 / 27.0 * Double(cells.count)))
     }
 
+    /// Before the first buffer, and in digital silence, every value is −∞: each view draws an empty bar
+    /// and says so (this once crashed the BBC scale).
+    @Test(arguments: MeterKind.allCases)
+    func everyViewDrawsSilenceFromRest(kind: MeterKind) throws {
+        var state = DisplayState(channelCount: 2)
+        let silence = LevelMeterState(averagePower: LevelMeterState.silence, peakPower: LevelMeterState.silence)
+        let lines = LevelDisplay.render(state, width: 80, colour: false, meter: kind)
+        state.take(reading(kind, levels: [silence, silence], values: [-.infinity, -.infinity],
+                           loudness: kind == .loudness ? LoudnessReading(momentary: nil, shortTerm: nil, integrated: nil, loudnessRange: nil) : nil),
+                   at: 0.1)
+        for line in lines + LevelDisplay.render(state, width: 80, colour: false, meter: kind) {
+            #expect(!bar(line).contains("#"), "\(line)")
+            #expect(line.contains("-inf") || line.contains("PPM    -"), "\(line)")
+        }
+    }
+
     @Test func jsonLinesCarryTheSelectedMetersValues() {
         let levels = [LevelMeterState(averagePower: -21, peakPower: -18)]
         #expect(LiveOutput.jsonLine(reading(.vu, levels: levels, values: [-0.25]), frames: 4_410, time: 0.1, meter: .vu)

@@ -203,6 +203,21 @@ private func readings(_ samples: [Float], after seconds: Double, rate: Int = 48_
         }
     }
 
+    /// A meter that starts listening mid-waveform (a live one) sees a step from silence, which 4×
+    /// oversampling reconstructs with ringing: up to ~1 dB over the sine's peak. With
+    /// `ignoringStartTransient` the true peak is the sine's; without it (a file, which begins there) the
+    /// step counts, as in libebur128 and ffmpeg.
+    @Test func aLiveMeterLeavesOutTheStepItStartedOn() throws {
+        // 1 kHz at 48 kHz, 0.5 peak, starting at 80° (a large first sample) and later a quieter stretch.
+        let samples = (0..<48_000).map { Float(0.5 * sin(2 * .pi * 1_000 * Double($0) / 48_000 + 80 * .pi / 180)) }
+        let live = try LoudnessMeter(channelCount: 1, sampleRate: 48_000, ignoringStartTransient: true)
+        let plain = try LoudnessMeter(channelCount: 1, sampleRate: 48_000)
+        samples.withUnsafeBufferPointer { live.add(interleaved: $0); plain.add(interleaved: $0) }
+        let livePeak = try #require(live.truePeak(channel: 0)), plainPeak = try #require(plain.truePeak(channel: 0))
+        #expect(abs(livePeak - -6.02) < 0.05, "\(livePeak)")
+        #expect(plainPeak > livePeak + 0.3, "the step rings over the peak: \(plainPeak)")
+    }
+
     @Test func silenceHasNoLoudness() throws {
         let meter = try LoudnessMeter(channelCount: 2, sampleRate: 48_000)
         let zeros = [Float](repeating: 0, count: 48_000 * 2 * 5)

@@ -36,9 +36,26 @@ public final class LoudnessMeter {
     /// Floats for `add(bigEndianS16:)`, sized once per largest block seen.
     private var scratch: [Float] = []
 
+    /// Frames at the start whose oversampled values are left out of the true peak (their samples still
+    /// count): the interpolator spans 13 input frames, so this covers its start from silence.
+    static let startTransientFrames = 16
+    /// Frames still to feed before the oversampled values count (see `ignoringStartTransient`).
+    private var transientLeft: Int
+    private let measuresTruePeak: Bool
+    /// Per channel, the true peak (linear) so far: the largest of libebur128's per-call sample and true
+    /// peaks (what its `ebur128_true_peak` keeps, less the start transient when that is left out).
+    private var peaks: [Double]
+
     /// `truePeak` false leaves out the oversampling (most of the cost) when true peak is measured
     /// elsewhere; `truePeak(channel:)` is then nil.
-    public init(channelCount: Int, sampleRate: Int, truePeak: Bool = true) throws(RecorderError) {
+    ///
+    /// `ignoringStartTransient`: for a meter that starts listening in the middle of a signal (a live
+    /// meter). The oversampler starts from silence, so a stream that begins mid-waveform looks like a step
+    /// to it, and its reconstruction of the step rings up to ~1 dB over the signal's peak: a peak of the
+    /// moment the meter started, not of the signal. Then the first 16 frames count by their samples only.
+    /// A file, which does begin where it begins, is measured without this (as libebur128 and ffmpeg do).
+    public init(channelCount: Int, sampleRate: Int, truePeak: Bool = true,
+                ignoringStartTransient: Bool = false) throws(RecorderError) {
         let modes = EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | (truePeak ? EBUR128_MODE_TRUE_PEAK.rawValue : 0)
             | EBUR128_MODE_S.rawValue | EBUR128_MODE_M.rawValue
         guard channelCount > 0, sampleRate > 0,
@@ -47,6 +64,9 @@ public final class LoudnessMeter {
                 "libebur128 cannot measure \(channelCount) channels at \(sampleRate) Hz: use 1 or more channels at a positive rate")
         }
         self.state = state
+        measuresTruePeak = truePeak
+        transientLeft = ignoringStartTransient ? Self.startTransientFrames : 0
+        peaks = [Double](repeating: 0, count: channelCount)
         self.channelCount = channelCount
         self.sampleRate = sampleRate
         step = max(1, sampleRate / 10)
@@ -61,8 +81,16 @@ public final class LoudnessMeter {
         var offset = 0
         // In pieces that end on the 100 ms grid, so the maxima are sampled where ffmpeg samples them.
         while frames > 0 {
-            let count = min(frames, step - intoStep)
+            // The start transient's frames in a call of their own, so that its true peak can be left out.
+            let count = min(frames, step - intoStep, transientLeft > 0 ? transientLeft : .max)
             ebur128_add_frames_float(state, base + offset * channelCount, count)
+            for channel in 0..<(measuresTruePeak ? channelCount : 0) {
+                var sample = 0.0, interpolated = 0.0
+                _ = ebur128_prev_sample_peak(state, UInt32(channel), &sample)
+                if transientLeft == 0 { _ = ebur128_prev_true_peak(state, UInt32(channel), &interpolated) }
+                peaks[channel] = max(peaks[channel], sample, interpolated)
+            }
+            transientLeft = max(0, transientLeft - count)
             offset += count
             frames -= count
             intoStep += count
@@ -114,8 +142,7 @@ public final class LoudnessMeter {
 
     /// True peak of `channel` so far, in dBTP; nil for silence.
     public func truePeak(channel: Int) -> Double? {
-        var peak = 0.0
-        guard ebur128_true_peak(state, UInt32(channel), &peak) == Int32(EBUR128_SUCCESS.rawValue), peak > 0 else { return nil }
-        return 20 * log10(peak)
+        guard measuresTruePeak, peaks.indices.contains(channel), peaks[channel] > 0 else { return nil }
+        return 20 * log10(peaks[channel])
     }
 }

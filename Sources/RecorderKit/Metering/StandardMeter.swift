@@ -99,7 +99,9 @@ public final class StandardMeter {
         case .loudness:
             break
         }
-        loudnessMeter = kind == .loudness ? try LoudnessMeter(channelCount: channelCount, sampleRate: sampleRate) : nil
+        // A live meter starts mid-signal: its true peak leaves out the oversampler's start from silence.
+        loudnessMeter = kind == .loudness
+            ? try LoudnessMeter(channelCount: channelCount, sampleRate: sampleRate, ignoringStartTransient: true) : nil
     }
 
     /// Adds interleaved samples in −1…1.
