@@ -104,45 +104,63 @@ public enum RecorderEvent: Sendable, Hashable {
     case captureFailed(RecorderError)
 }
 
-/// Fans values out to any number of AsyncStreams. Yields happen outside the lock.
-final class Broadcaster<Value: Sendable>: Sendable {
+/// The entries behind a set of AsyncStreams (a continuation, or a continuation and its own state): each
+/// added until its stream terminates, all handed back once by `finish`, none added after it.
+final class StreamRegistry<Entry: Sendable>: Sendable {
     private struct State {
         var nextID = 0
-        var continuations: [Int: AsyncStream<Value>.Continuation] = [:]
+        var entries: [Int: Entry] = [:]
         var finished = false
     }
     private let state = Locked(State())
 
-    func makeStream() -> AsyncStream<Value> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .unbounded)
+    /// Adds `entry`, removed when `continuation`'s stream terminates. Once finished, adds nothing and
+    /// finishes `continuation` at once.
+    func add<Element>(_ entry: Entry, for continuation: AsyncStream<Element>.Continuation) {
         let registered = state.withLock { state -> Int? in
             guard !state.finished else { return nil }
             let id = state.nextID
             state.nextID += 1
-            state.continuations[id] = continuation
+            state.entries[id] = entry
             return id
         }
         guard let id = registered else {
             continuation.finish()
-            return stream
+            return
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.continuations.removeValue(forKey: id) }
+            _ = self?.state.withLock { $0.entries.removeValue(forKey: id) }
         }
+    }
+
+    /// The current entries (a copy: use them outside the lock).
+    var entries: [Entry] { state.withLock { Array($0.entries.values) } }
+
+    /// Marks the registry finished and returns the entries it held, for their streams to be finished.
+    func finish() -> [Entry] {
+        state.withLock { state in
+            state.finished = true
+            defer { state.entries.removeAll() }
+            return Array(state.entries.values)
+        }
+    }
+}
+
+/// Fans values out to any number of AsyncStreams. Yields happen outside the lock.
+final class Broadcaster<Value: Sendable>: Sendable {
+    private let streams = StreamRegistry<AsyncStream<Value>.Continuation>()
+
+    func makeStream() -> AsyncStream<Value> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .unbounded)
+        streams.add(continuation, for: continuation)
         return stream
     }
 
     func yield(_ value: Value) {
-        let targets = state.withLock { Array($0.continuations.values) }
-        for continuation in targets { continuation.yield(value) }
+        for continuation in streams.entries { continuation.yield(value) }
     }
 
     func finish() {
-        let targets = state.withLock { state in
-            state.finished = true
-            defer { state.continuations.removeAll() }
-            return Array(state.continuations.values)
-        }
-        for continuation in targets { continuation.finish() }
+        for continuation in streams.finish() { continuation.finish() }
     }
 }

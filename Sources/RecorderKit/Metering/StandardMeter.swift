@@ -174,7 +174,7 @@ final class MeterFeeds: Sendable {
     /// A meter and its stream's continuation.
     final class Feed: @unchecked Sendable {
         // @unchecked Sendable: `meter` is created by the registering thread and handed over through the
-        // `feeds` lock; from then on only the delivery thread touches it (in `deliver`).
+        // registry's lock; from then on only the delivery thread touches it (in `deliver`).
         let meter: StandardMeter
         let continuation: AsyncStream<MeterReading>.Continuation
 
@@ -184,43 +184,20 @@ final class MeterFeeds: Sendable {
         }
     }
 
-    private struct State {
-        var nextID = 0
-        var feeds: [Int: Feed] = [:]
-        var finished = false
-    }
-    private let state = Locked(State())
+    private let feeds = StreamRegistry<Feed>()
 
     func makeStream(kind: MeterKind, format: StreamFormat, options: MeterOptions) throws(RecorderError) -> AsyncStream<MeterReading> {
         let meter = try StandardMeter(kind: kind, channelCount: format.channelCount, sampleRate: format.sampleRate,
                                       options: options)
         let (stream, continuation) = AsyncStream.makeStream(of: MeterReading.self, bufferingPolicy: .unbounded)
-        let feed = Feed(meter: meter, continuation: continuation)
-        let registered = state.withLock { state -> Int? in
-            guard !state.finished else { return nil }
-            let id = state.nextID
-            state.nextID += 1
-            state.feeds[id] = feed
-            return id
-        }
-        guard let id = registered else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.feeds.removeValue(forKey: id) }
-        }
+        feeds.add(Feed(meter: meter, continuation: continuation), for: continuation)
         return stream
     }
-
-    /// True when some stream is listening (so `deliver` has work to do).
-    var isEmpty: Bool { state.withLock { $0.feeds.isEmpty } }
 
     /// Feeds one buffer to every meter and yields each one's reading. Delivery thread only.
     func deliver(_ bytes: UnsafeRawBufferPointer, endFrame: Int64, frameCount: Int, time: Double,
                  levels: [LevelMeterState]) {
-        let feeds = state.withLock { Array($0.feeds.values) }
-        for feed in feeds {
+        for feed in feeds.entries {
             let meter = feed.meter
             meter.add(bigEndianS16: bytes)
             feed.continuation.yield(MeterReading(
@@ -231,11 +208,6 @@ final class MeterFeeds: Sendable {
     }
 
     func finish() {
-        let feeds = state.withLock { state in
-            state.finished = true
-            defer { state.feeds.removeAll() }
-            return Array(state.feeds.values)
-        }
-        for feed in feeds { feed.continuation.finish() }
+        for feed in feeds.finish() { feed.continuation.finish() }
     }
 }
