@@ -69,8 +69,13 @@ struct MeterCommandTests {
             for key in ["momentary_lufs", "short_term_lufs", "integrated_lufs"] {
                 #expect(abs((number(last, key) ?? 0) - integrated) < 0.1, "\(key): \(last)")
             }
+            // True peak: the live meter reads the sine's. The file begins wherever the recording began,
+            // mid-waveform, and its analysis counts the ringing of that step as libebur128 and ffmpeg do
+            // (up to ~1 dB more, depending on the phase), so it reads at least as high.
             let truePeak = try #require(first(file, "true_peak_dbtp"))
-            #expect(abs((first(last, "true_peak_dbtp") ?? 0) - truePeak) < 0.1, "\(last)")
+            let live = try #require(first(last, "true_peak_dbtp"))
+            #expect(abs(live - -6.02) < 0.1, "\(last)")
+            #expect(truePeak >= live - 0.1 && truePeak < live + 1.5, "file \(truePeak), live \(live)")
         }
     }
 
