@@ -24,6 +24,8 @@ final class FileSession: @unchecked Sendable {
     var gaps: [RecordingGap] = []
     /// Levels over exactly the frames written.
     var totals: LevelTotals
+    /// Which recording of the recorder this is (1, 2, …), to match stops and waits with it.
+    var number = 0
 
     init(writer: SoundFileWriter, format: StreamFormat, overwrite: Bool, startFrame: Int64,
          maxFramesPerFile: Int64?, maxBytesPerFile: Int64?) {
@@ -80,24 +82,69 @@ final class FileSession: @unchecked Sendable {
     }
 }
 
-/// What controlling threads and the delivery thread share, under one lock.
-struct ControlState: Sendable {
+/// What controlling threads and the delivery thread share, under one lock. Controlling threads only
+/// post requests here; the delivery thread carries them out between buffers and records the outcome,
+/// which callers wait for by re-checking a condition under the lock.
+struct ControlState {
     /// A session installed by `record(to:)` that the delivery thread has not taken yet.
     var pending: FileSession?
     /// Path of the recording in progress (pending or active), nil when not recording.
     var recordingPath: String?
-    /// Frame position where the current recording ends (its duration, or where stopRecording cut it).
+    /// Number of the recording in progress, or of the last one (1, 2, … per `record(to:)`).
+    var recordingNumber = 0
+    /// Number of the last recording that has ended.
+    var finishedNumber = 0
+    /// Frame position where the current recording ends (its duration, or where a stop cut it).
     var endFrame: Int64?
-    /// True once every frame before `endFrame` has been handed to the delivery thread.
-    var flushed = false
-    /// Threads waiting for the current recording to end.
-    var waiters: [Semaphore] = []
-    var lastSummary: RecordingSummary?
-    var shuttingDown = false
+    /// A stop of the current recording was asked: the delivery thread drains, cuts and closes the file.
+    var stopRequested = false
+    /// `stop()` was asked: end the recording as a stop does, close the stream, end the streams, exit.
+    var shutdownRequested = false
+    /// Set by the delivery thread as its last act.
+    var exited = false
+    /// The latest summaries with their recording numbers (a few: enough for any waiter to find its own).
+    var summaries: [(number: Int, summary: RecordingSummary)] = []
+    /// Async callers waiting for a condition; resumed (outside the lock) once it holds.
+    var asyncWaiters: [AsyncWaiter] = []
+
+    var lastSummary: RecordingSummary? { summaries.last?.summary }
+
+    struct AsyncWaiter {
+        let isDone: @Sendable (ControlState) -> Bool
+        let continuation: CheckedContinuation<Void, Never>
+    }
 }
 
-/// The consumer side of the buffer pool. Runs on its own thread; holds no reference to `Recorder`,
-/// so a recorder that is no longer referenced can deinit and stop it.
+/// The delivery thread's own state. Only that thread touches it (the input handler, which runs on it,
+/// included), so it needs no lock.
+private final class DeliveryState: @unchecked Sendable {
+    // @unchecked Sendable: created before the thread starts and from then on used by the delivery
+    // thread alone (`Delivery` checks `isCurrentThread` before any inline use from a handler).
+    var session: FileSession?
+    /// Frames delivered so far: where the next buffer starts.
+    var position: Int64 = 0
+    var meterScratch: [LevelMeterState]
+    var outage: Outage?
+    var failureReported = false
+    /// While a stop drains: when to cut at the latest (CLOCK_MONOTONIC ns).
+    var drainDeadline: Int64?
+    /// The current recording has been cut: it ends once every buffer before `endFrame` is delivered.
+    var cutDone = false
+    /// `stop()` was called from the input handler: nothing more is delivered.
+    var stopNow = false
+    /// Leave the loop: the recorder is shutting down and its recording is closed.
+    var exiting = false
+
+    init(format: StreamFormat) {
+        meterScratch = [LevelMeterState](
+            repeating: LevelMeterState(averagePower: LevelMeterState.silence, peakPower: LevelMeterState.silence),
+            count: format.channelCount)
+    }
+}
+
+/// The consumer side of the buffer pool, and the one place where control requests are carried out.
+/// Runs on its own (detached) thread; holds no reference to `Recorder`, so a recorder that is no
+/// longer referenced can deinit and stop it, even from its own input handler.
 final class Delivery: Sendable {
     let format: StreamFormat
     let control = Locked(ControlState())
@@ -107,16 +154,21 @@ final class Delivery: Sendable {
     let inputHandler = Locked<(@Sendable (CapturedBuffer) -> Void)?>(nil)
     /// The latest buffer's meter state per channel.
     let currentLevels: Locked<[LevelMeterState]>
-    /// Posted after a buffer was freed while capture was stalled for want of one.
-    let resumed = Semaphore()
     /// Frames delivered since the recorder started.
     let framePosition = Atomic<Int64>(0)
     /// How long to wait for a lost server or source to come back (nil: do not wait).
     let reconnectTimeout: Double?
+    /// For tests: the timeline frame up to which the server had captured when the last stop asked.
+    let lastDrain = Locked<Int64?>(nil)
 
     private let pool: BufferPool
     private let capture: CaptureStream
     private let dataReady: Semaphore
+    private let state: DeliveryState
+    private let thread = Locked<pthread_t?>(nil)
+
+    /// How long a stop waits for what the server had captured to arrive (AudioQueueFlush's drain).
+    static let drainTimeout: Int64 = 500_000_000
 
     init(format: StreamFormat, pool: BufferPool, capture: CaptureStream, dataReady: Semaphore,
          reconnectTimeout: Double?) {
@@ -125,77 +177,265 @@ final class Delivery: Sendable {
         self.capture = capture
         self.dataReady = dataReady
         self.reconnectTimeout = reconnectTimeout
+        state = DeliveryState(format: format)
         currentLevels = Locked([LevelMeterState](
             repeating: LevelMeterState(averagePower: LevelMeterState.silence, peakPower: LevelMeterState.silence),
             count: format.channelCount))
     }
 
-    /// The thread body: returns after shutdown, once every filled buffer is delivered.
-    func run() {
-        var state = DeliveryState(format: format)
-        while true {
+    /// Starts the delivery thread (detached: `stop()` waits for `exited`, never joins, so it can be
+    /// called from the thread itself).
+    func start() {
+        let thread = startThread { [self] in run() }
+        pthread_detach(thread)
+    }
+
+    /// True on the delivery thread (in the input handler, or in a deinit that runs there).
+    var isCurrentThread: Bool {
+        thread.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
+
+    // MARK: Requests from any thread
+
+    /// Asks for the current recording to be stopped; returns its number, or nil if none is in progress.
+    func requestStop() -> Int? {
+        let number = control.withLock { control -> Int? in
+            guard control.recordingPath != nil else { return nil }
+            control.stopRequested = true
+            return control.recordingNumber
+        }
+        if number != nil { dataReady.post() }
+        return number
+    }
+
+    /// Asks for the end: the recording is stopped as by `requestStop`, then capture ends.
+    func requestShutdown() {
+        control.withLock { control in
+            control.shutdownRequested = true
+            if control.recordingPath != nil { control.stopRequested = true }
+        }
+        dataReady.post()
+    }
+
+    /// Blocks until `isDone` holds for the control state (re-checked under the lock at each change).
+    func wait(until isDone: (ControlState) -> Bool) {
+        control.wait(until: isDone)
+    }
+
+    /// Suspends (no thread blocked) until `isDone` holds for the control state.
+    func wait(until isDone: @escaping @Sendable (ControlState) -> Bool) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let already = control.withLock { control -> Bool in
+                if isDone(control) { return true }
+                control.asyncWaiters.append(.init(isDone: isDone, continuation: continuation))
+                return false
+            }
+            if already { continuation.resume() }
+        }
+    }
+
+    /// The summary of recording `number` (or the latest), throwing its error if it failed.
+    func result(of number: Int?) throws(RecorderError) -> RecordingSummary? {
+        let summary = control.withLock { control in
+            number.flatMap { number in control.summaries.last { $0.number == number }?.summary } ?? control.lastSummary
+        }
+        if let error = summary?.error { throw error }
+        return summary
+    }
+
+    /// Changes the control state, waking blocked waiters and resuming async waiters whose condition holds.
+    private func changeControl(_ body: (inout ControlState) -> Void) {
+        let ready = control.withLockBroadcasting { control -> [CheckedContinuation<Void, Never>] in
+            body(&control)
+            let snapshot = control
+            let done = control.asyncWaiters.filter { $0.isDone(snapshot) }
+            control.asyncWaiters.removeAll { $0.isDone(snapshot) }
+            return done.map(\.continuation)
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    // MARK: Requests made on the delivery thread itself (from the input handler)
+
+    /// `stopRecording()` from the input handler: the buffer it was given is already in the file, so
+    /// the recording ends with it, at once, and its summary is returned. nil when not recording.
+    func stopRecordingInline() throws(RecorderError) -> RecordingSummary? {
+        takePending()
+        guard let session = state.session else { return nil }
+        let end = max(state.position, session.startFrame)
+        control.withLock { $0.endFrame = min($0.endFrame ?? end, end) }
+        finish(error: nil)
+        return try result(of: session.number)
+    }
+
+    /// `stop()` from the input handler: ends the recording as `stopRecordingInline`, delivers nothing
+    /// more, and ends capture when the handler returns.
+    func shutdownInline() {
+        _ = try? stopRecordingInline()
+        control.withLock { $0.shutdownRequested = true }
+        state.stopNow = true
+    }
+
+    // MARK: The thread
+
+    /// The thread body: carries out requests and delivers buffers until shut down.
+    private func run() {
+        thread.withLock { $0 = pthread_self() }
+        while !state.exiting {
             if state.outage != nil {
                 _ = dataReady.wait(milliseconds: 200)  // retry the connection at 5 Hz meanwhile
+            } else if let deadline = state.drainDeadline {
+                let remaining = max(0, deadline - monotonicNanoseconds())
+                _ = dataReady.wait(milliseconds: Int(remaining / 1_000_000) + 1)
             } else {
                 dataReady.wait()
             }
-            deliverAvailable(&state)
-            let shuttingDown = control.withLock { $0.shuttingDown }
-            if capture.failed.load(ordering: .acquiring) && state.outage == nil && !state.failureReported
-                && !shuttingDown {
-                captureLost(&state)
+            step()
+        }
+        capture.close()
+        levels.finish()
+        events.finish()
+        meters.finish()
+        changeControl { $0.exited = true }
+    }
+
+    /// One round: take requests, deliver what is there, advance a stop, handle a lost stream.
+    private func step() {
+        deliverAvailable()
+        serviceStop()
+        let shutdown = control.withLock { $0.shutdownRequested }
+        if !shutdown && !state.stopNow {
+            if capture.failed.load(ordering: .acquiring) && state.outage == nil && !state.failureReported {
+                captureLost()
             }
-            if let outage = state.outage, !shuttingDown {
-                tryReconnect(outage, &state)
+            if let outage = state.outage {
+                tryReconnect(outage)
             }
-            if shuttingDown && pool.filled.isEmptyForConsumer {
-                return
+        }
+        let idle = control.withLock { $0.pending == nil }
+        if (shutdown || state.stopNow) && state.session == nil && idle {
+            state.exiting = true
+        }
+    }
+
+    /// Starts or advances a requested stop. Called between buffers, so a stop is carried out even
+    /// while buffers keep coming (a handler slower than real time).
+    private func serviceStop() {
+        guard state.session != nil, !state.cutDone else { return }
+        if state.drainDeadline == nil {
+            let requested = control.withLock { $0.stopRequested || $0.shutdownRequested }
+            if requested { startDrain() }
+        } else {
+            advanceDrain()
+        }
+    }
+
+    /// A stop: ask the server how far it has captured and go on delivering until that has arrived
+    /// (at most `drainTimeout`), then cut. Nothing blocks meanwhile.
+    private func startDrain() {
+        if capture.withLock({ capture.requestCapturedPosition() }) {
+            state.drainDeadline = monotonicNanoseconds() + Self.drainTimeout
+        } else {
+            lastDrain.withLock { $0 = nil }
+            cut(at: nil)
+        }
+    }
+
+    private func advanceDrain() {
+        guard let deadline = state.drainDeadline else { return }
+        let status = capture.withLock { capture.drainStatus() }
+        guard status != nil || monotonicNanoseconds() >= deadline else { return }
+        lastDrain.withLock { $0 = status ?? nil }
+        cut(at: status ?? nil)
+    }
+
+    /// Ends the recording at `frame` (what the server had captured when asked), or, when the server
+    /// could not say, at what has arrived by now: takes it from libpulse, hands on the partial buffer.
+    private func cut(at frame: Int64?) {
+        state.drainDeadline = nil
+        let end = flushAll(upTo: frame)
+        if state.session != nil {
+            control.withLock { $0.endFrame = min($0.endFrame ?? end, end) }
+            state.cutDone = true
+        }
+        deliverAvailable()
+    }
+
+    /// Takes from libpulse every frame before `frame` (nil: what has arrived by now) and hands on the
+    /// partial buffer, delivering buffers whenever none is free; returns where the recording may end.
+    private func flushAll(upTo frame: Int64?) -> Int64 {
+        // Everything that has arrived by now (at least the server's count when asked, which the
+        // drain waited for): fixed here, so a consumer slower than real time cannot keep it moving.
+        let target = max(frame ?? 0, capture.withLock { capture.arrivedFrames })
+        while true {
+            let end = capture.withLock { () -> Int64? in
+                capture.endDrain()
+                return capture.flush(upTo: target)
             }
+            if let end { return end }
+            guard let index = pool.filled.pop() else {
+                return capture.withLock { capture.framePosition }  // cannot happen: every buffer is queued
+            }
+            deliver(index)
+            release(index)
+        }
+    }
+
+    /// Takes a session `record(to:)` installed.
+    private func takePending() {
+        if let session = control.withLock({ control -> FileSession? in
+            defer { control.pending = nil }
+            return control.pending
+        }) {
+            state.session = session
         }
     }
 
     /// Delivers every filled buffer, reports notices, and closes the recording once it is complete.
-    private func deliverAvailable(_ state: inout DeliveryState) {
-        while true {
-            let snapshot = control.withLock { control -> (FileSession?, Int64?, Bool, Bool) in
-                let session = control.pending
-                control.pending = nil
-                return (session, control.endFrame, control.flushed, control.shuttingDown)
-            }
-            let (newSession, endFrame, flushed, shuttingDown) = snapshot
-            if let newSession { state.session = newSession }
-            reportNotices(&state, endFrame: endFrame)
+    private func deliverAvailable() {
+        while !state.stopNow {
+            takePending()
+            let (endFrame, shutdown) = control.withLock { ($0.endFrame, $0.shutdownRequested) }
+            // Shutting down with no recording left: leave, even if buffers keep coming.
+            if shutdown && state.session == nil { return }
+            reportNotices(endFrame: endFrame)
             if let session = state.session, let endFrame,
                endFrame <= session.startFrame || state.position >= endFrame {
-                finish(&state, error: nil)
+                finish(error: nil)
                 continue
             }
+            serviceStop()
             guard let index = pool.filled.pop() else {
-                // Every frame before endFrame was handed over (flushed), so the file is complete.
-                if state.session != nil, flushed || shuttingDown {
-                    finish(&state, error: nil)
-                }
+                // Every frame before the cut was handed over, so the file is complete.
+                if state.session != nil, state.cutDone { finish(error: nil) }
                 return
             }
-            deliver(index, &state)
-            pool.free.push(index)
-            if capture.stalled.load(ordering: .acquiring) {
-                capture.resume()
-                resumed.post()
-            }
+            deliver(index)
+            release(index)
+        }
+    }
+
+    /// Returns a delivered buffer to the free set, and resumes a capture that stalled for want of one.
+    private func release(_ index: Int) {
+        pool.free.push(index)
+        // Pairs with the fence in CaptureStream.readAvailable: either it sees this buffer, or we see
+        // `stalled` and resume it.
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        if capture.stalled.load(ordering: .sequentiallyConsistent) {
+            capture.resume()
         }
     }
 
     /// Turns the capture side's notices into events, and drops and gaps into the recording's gaps.
-    private func reportNotices(_ state: inout DeliveryState, endFrame: Int64?) {
+    private func reportNotices(endFrame: Int64?) {
         while let notice = capture.notices.pop() {
             switch notice.kind {
             case .dropped:
                 events.yield(.framesDropped(count: notice.count, atFrame: notice.frame))
-                record(notice, reason: .dropped, in: state.session, endFrame: endFrame)
+                record(notice, reason: .dropped, endFrame: endFrame)
             case .gap:
                 events.yield(.captureResumed(gapFrames: notice.count, atFrame: notice.frame))
-                record(notice, reason: .serverLost, in: state.session, endFrame: endFrame)
+                record(notice, reason: .serverLost, endFrame: endFrame)
             case .moved:
                 let name = capture.withLock { capture.currentSourceName }
                 events.yield(.sourceMoved(to: name, atFrame: notice.frame))
@@ -206,9 +446,8 @@ final class Delivery: Sendable {
         }
     }
 
-    private func record(_ notice: CaptureNotice, reason: RecordingGap.Reason, in session: FileSession?,
-                        endFrame: Int64?) {
-        guard let session else { return }
+    private func record(_ notice: CaptureNotice, reason: RecordingGap.Reason, endFrame: Int64?) {
+        guard let session = state.session else { return }
         let start = max(notice.frame, session.startFrame)
         let end = min(notice.frame + notice.count, endFrame ?? Int64.max)
         guard start < end else { return }
@@ -219,48 +458,48 @@ final class Delivery: Sendable {
 
     /// The stream failed. With a reconnect timeout, start waiting for the server or source; without,
     /// write out what was captured, close the file with the error and report it.
-    private func captureLost(_ state: inout DeliveryState) {
+    private func captureLost() {
         if let reconnectTimeout {
             let lostAt = capture.detachFailed()
             let frame = capture.withLock { capture.framePosition }
-            state.outage = Outage(lostAt: lostAt, deadline: lostAt + Int64(reconnectTimeout * 1e9))
+            state.outage = Outage(lostAt: lostAt, deadline: lostAt + Int64(min(reconnectTimeout, 1e9) * 1e9))
             events.yield(.captureInterrupted(RecorderError(.streamFailed,
                 "capture from '\(capture.sourceName)' was interrupted: the server closed the stream "
                 + "(server gone or source removed); waiting up to \(seconds(reconnectTimeout)) s for it to come back"),
                 atFrame: frame))
             return
         }
-        fail(&state, RecorderError(.streamFailed,
+        fail(RecorderError(.streamFailed,
             "capture from '\(capture.sourceName)' stopped: the server closed the stream "
             + "(server gone or source removed); check that the server is running"))
     }
 
-    private func tryReconnect(_ outage: Outage, _ state: inout DeliveryState) {
+    private func tryReconnect(_ outage: Outage) {
         do {
             _ = try capture.reconnect(lostAt: outage.lostAt)
             state.outage = nil
-            deliverAvailable(&state)
+            deliverAvailable()
         } catch {
             guard monotonicNanoseconds() >= outage.deadline else { return }
             state.outage = nil
-            fail(&state, RecorderError(.streamFailed,
+            fail(RecorderError(.streamFailed,
                 "capture from '\(capture.sourceName)' stopped: the server or source did not come back within "
-                + "\(seconds(reconnectTimeout ?? 0)) s (last attempt: \(error.message)); check that the server is running"))
+                + "\(seconds(reconnectTimeout ?? 0)) s (last attempt: \(error.message)); check that the server is running",
+                underlying: error.underlyingError))
         }
     }
 
     /// Writes what was captured before the failure, closes the file with `error`, reports it once.
-    private func fail(_ state: inout DeliveryState, _ error: RecorderError) {
+    private func fail(_ error: RecorderError) {
         state.failureReported = true
-        while !capture.withLock({ capture.drainAndFlush() }) {
-            deliverAvailable(&state)
-        }
-        deliverAvailable(&state)
-        if state.session != nil { finish(&state, error: error) }
+        _ = flushAll(upTo: nil)
+        deliverAvailable()
+        if state.session != nil { finish(error: error) }
         events.yield(.captureFailed(error))
     }
 
-    private func deliver(_ index: Int, _ state: inout DeliveryState) {
+    private func deliver(_ index: Int) {
+        guard !state.stopNow else { return }
         let startFrame = pool.startFrame(of: index)
         let byteCount = pool.byteCount(of: index)
         let frameCount = byteCount / format.bytesPerFrame
@@ -275,10 +514,7 @@ final class Delivery: Sendable {
         levels.yield(LevelReading(endFrame: endFrame, frameCount: frameCount, time: time, channels: state.meterScratch))
         meters.deliver(bytes, endFrame: endFrame, frameCount: frameCount, time: time, levels: state.meterScratch)
 
-        if let handler = inputHandler.withLock({ $0 }) {
-            handler(CapturedBuffer(startFrame: startFrame, frameCount: frameCount, format: format, bytes: bytes))
-        }
-
+        // The file before the handler: a handler that stops the recording has its buffer in the file.
         if let session = state.session {
             let sessionEnd = control.withLock { $0.endFrame } ?? Int64.max
             let from = max(startFrame, session.startFrame)
@@ -291,33 +527,41 @@ final class Delivery: Sendable {
                         events.yield(.fileStarted(path: path, atFrame: from + Int64(offset)))
                     }
                 } catch {
-                    finish(&state, error: error)
+                    finish(error: error)
                 }
             }
         }
         state.position = endFrame
         framePosition.store(endFrame, ordering: .releasing)
+
+        if let handler = inputHandler.withLock({ $0 }) {
+            handler(CapturedBuffer(startFrame: startFrame, frameCount: frameCount, format: format, bytes: bytes))
+        }
     }
 
     /// Closes the current file (valid header) and tells whoever waits.
-    private func finish(_ state: inout DeliveryState, error: RecorderError?) {
+    private func finish(error: RecorderError?) {
         guard let session = state.session else { return }
         state.session = nil
+        state.cutDone = false
+        if state.drainDeadline != nil {
+            state.drainDeadline = nil
+            capture.withLock { capture.endDrain() }
+        }
         session.writer.close()
         let summary = RecordingSummary(path: session.files[0], files: session.files,
                                        fileType: session.writer.fileType, startFrame: session.startFrame,
                                        frameCount: session.frameCount, droppedFrames: session.droppedFrames,
                                        gaps: session.gaps, levels: session.totals.levels,
                                        clippedSamples: session.totals.clippedSamples, error: error)
-        let waiters = control.withLock { control -> [Semaphore] in
+        changeControl { control in
             control.recordingPath = nil
             control.endFrame = nil
-            control.flushed = false
-            control.lastSummary = summary
-            defer { control.waiters.removeAll() }
-            return control.waiters
+            control.stopRequested = false
+            control.finishedNumber = session.number
+            control.summaries.append((session.number, summary))
+            if control.summaries.count > 8 { control.summaries.removeFirst() }
         }
-        for waiter in waiters { waiter.post() }
         events.yield(.recordingFinished(summary))
     }
 }
@@ -331,20 +575,4 @@ func seconds(_ value: Double) -> String {
 private struct Outage {
     let lostAt: Int64
     let deadline: Int64
-}
-
-/// The delivery thread's own state: never shared.
-private struct DeliveryState {
-    var session: FileSession?
-    /// Frames delivered so far: where the next buffer starts.
-    var position: Int64 = 0
-    var meterScratch: [LevelMeterState]
-    var outage: Outage?
-    var failureReported = false
-
-    init(format: StreamFormat) {
-        meterScratch = [LevelMeterState](
-            repeating: LevelMeterState(averagePower: LevelMeterState.silence, peakPower: LevelMeterState.silence),
-            count: format.channelCount)
-    }
 }

@@ -128,8 +128,13 @@ final class StreamRegistry<Entry: Sendable>: Sendable {
             continuation.finish()
             return
         }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.entries.removeValue(forKey: id) }
+        // A strong capture, not weak: the registry lives as long as its streams are registered
+        // anyway, and `finish()` (or the consumer leaving) terminates each stream, which releases this
+        // closure. A weak reference would allocate a side table that the delivery thread may still hold
+        // when the command exits, which LeakSanitizer reports as a leak.
+        let state = self.state
+        continuation.onTermination = { _ in
+            _ = state.withLock { $0.entries.removeValue(forKey: id) }
         }
     }
 

@@ -16,7 +16,15 @@ import Synchronization
 /// dropped: counted (`droppedFrames`), reported as an event with their position, and replaced by
 /// silence of the same length so a file stays time-aligned.
 ///
-/// All methods may be called from any thread.
+/// ## Threads
+/// Every method may be called from any thread, including the input handler (which runs on the
+/// delivery thread), a `levelReadings()`/`events()`/`meterReadings(_:)` consumer, a signal handler's
+/// dispatch queue, and a `deinit` on any thread; none deadlocks. Control calls (`stopRecording()`,
+/// `stop()`) are requests: the delivery thread carries them out between buffers, and the caller waits
+/// for the outcome on a condition (or, in the `async` variants, suspends without blocking a thread).
+/// Made from the input handler itself, they complete before they return: the buffer the handler was
+/// given is already in the file, and the recording ends with it. `waitForRecording()` is the one call
+/// that cannot be made from the handler (it would wait for itself): it throws `.invalidState` there.
 public final class Recorder: @unchecked Sendable {
     // @unchecked Sendable: the mutable state lives in `Delivery` (locks/atomics), `CaptureStream`
     // (mainloop lock) and `lifecycle` (a lock); the remaining stored properties are immutable.
@@ -38,7 +46,6 @@ public final class Recorder: @unchecked Sendable {
     private let lifecycle = Locked(Lifecycle())
 
     private struct Lifecycle {
-        var thread: pthread_t?
         var stopped = false
     }
 
@@ -91,8 +98,7 @@ public final class Recorder: @unchecked Sendable {
         serverName = capture.serverName
         delivery = Delivery(format: format, pool: pool, capture: capture, dataReady: dataReady,
                             reconnectTimeout: reconnectTimeout)
-        let delivery = self.delivery
-        lifecycle.withLock { $0.thread = startThread { delivery.run() } }
+        delivery.start()
     }
 
     deinit { stop() }
@@ -112,6 +118,8 @@ public final class Recorder: @unchecked Sendable {
     ///     the recording goes on, frame-exact, in `name-002.ext`, `name-003.ext`… (`RecordingSummary.files`).
     /// - Returns: the recorder frame position of the file's first frame (compare with
     ///   `LevelReading.endFrame` and `CapturedBuffer.startFrame`).
+    ///
+    /// Any thread, the input handler included (the file then starts after the handler's buffer).
     @discardableResult
     public func record(to path: String, overwrite: Bool = false, frameLimit: Int64? = nil,
                        maxFramesPerFile: Int64? = nil, maxBytesPerFile: Int64? = nil) throws(RecorderError) -> Int64 {
@@ -142,12 +150,15 @@ public final class Recorder: @unchecked Sendable {
             return capture.withLock {
                 // The lock holds the read callback off: every frame after `start` reaches the new session.
                 let start = capture.framePosition
+                let session = FileSession(writer: writer, format: format, overwrite: overwrite, startFrame: start,
+                                          maxFramesPerFile: maxFramesPerFile, maxBytesPerFile: maxBytesPerFile)
                 delivery.control.withLock { control in
-                    control.pending = FileSession(writer: writer, format: format, overwrite: overwrite, startFrame: start,
-                                                  maxFramesPerFile: maxFramesPerFile, maxBytesPerFile: maxBytesPerFile)
+                    control.recordingNumber += 1
+                    session.number = control.recordingNumber
+                    control.pending = session
                     control.recordingPath = path
                     control.endFrame = frameLimit.map { start + $0 }
-                    control.flushed = false
+                    control.stopRequested = false
                 }
                 return start
             }
@@ -173,72 +184,56 @@ public final class Recorder: @unchecked Sendable {
     /// metering continue. Like AudioQueueFlush before AudioQueueStop, it first asks the server how much
     /// it has captured and waits (up to half a second) until all of that has arrived, so nothing the
     /// server holds for this stream is thrown away. Returns nil when nothing was being recorded.
+    ///
+    /// Threads: any. It is a request carried out by the delivery thread between buffers; the caller
+    /// blocks until the file is closed (use the `async` variant from Swift concurrency). From the input
+    /// handler it completes at once: the recording ends with the buffer the handler was given.
     /// - Throws: the recording's error if it ended by a failure (the file is still closed and valid).
     @discardableResult
     public func stopRecording() throws(RecorderError) -> RecordingSummary? {
-        try endRecording(evenIfStopped: false)
+        if delivery.isCurrentThread { return try delivery.stopRecordingInline() }
+        guard let number = delivery.requestStop() else { return nil }
+        delivery.wait { $0.finishedNumber >= number || $0.exited }
+        return try delivery.result(of: number)
     }
 
-    /// `stopRecording()`; `stop()` calls it with `evenIfStopped` after marking the recorder stopped,
-    /// before it closes the connection. Any other call after that must not touch libpulse.
-    private func endRecording(evenIfStopped: Bool) throws(RecorderError) -> RecordingSummary? {
-        let waiter = Semaphore()
-        let recording = lifecycle.withLock { lifecycle -> Bool in
-            if lifecycle.stopped && !evenIfStopped { return false }
-            guard delivery.control.withLock({ $0.recordingPath != nil }) else { return false }
-            // Everything the server captured for us up to now: wait for it to arrive (AudioQueueFlush).
-            let target = capture.withLock { capture.awaitServerCapturedFrames(timeout: 0.5) }
-            lastDrain.withLock { $0 = target }
-            while true {
-                // Under the lock: take everything libpulse holds, hand on the partial buffer, cut there.
-                let outcome = capture.withLock { () -> Bool? in
-                    guard delivery.control.withLock({ $0.recordingPath != nil }) else { return nil }
-                    guard capture.drainAndFlush() else { return false }
-                    let end = capture.framePosition
-                    delivery.control.withLock { control in
-                        control.endFrame = min(control.endFrame ?? end, end)
-                        control.flushed = true
-                        control.waiters.append(waiter)
-                    }
-                    return true
-                }
-                guard let drained = outcome else { return false }
-                if drained { return true }
-                // Every buffer is full and queued: let the delivery thread free one, then go on.
-                delivery.resumed.wait()
-            }
-        }
-        guard recording else { return nil }
-        dataReady.post()
-        waiter.wait()
-        return try lastRecordingResult()
+    /// `stopRecording()` for Swift concurrency: suspends until the file is closed, blocking no thread.
+    @discardableResult
+    public func stopRecording() async throws(RecorderError) -> RecordingSummary? {
+        guard let number = delivery.requestStop() else { return nil }
+        await delivery.wait { $0.finishedNumber >= number || $0.exited }
+        return try delivery.result(of: number)
     }
 
     /// Blocks until the current recording ends (its duration reached, stopRecording, or a failure) and
     /// returns its summary. When no recording is in progress (a short one may already have ended), it
     /// returns at once with the most recent recording's summary, or nil if there was none.
+    ///
+    /// Threads: any but the delivery thread: from the input handler it would wait for itself, so it
+    /// throws `.invalidState` there. Use the `async` variant from Swift concurrency.
     /// - Throws: the recording's error if it ended by a failure (the file is still closed and valid).
     @discardableResult
     public func waitForRecording() throws(RecorderError) -> RecordingSummary? {
-        let waiter = Semaphore()
-        let recording = delivery.control.withLock { control -> Bool in
-            guard control.recordingPath != nil else { return false }
-            control.waiters.append(waiter)
-            return true
+        if delivery.isCurrentThread {
+            throw RecorderError(.invalidState,
+                "waitForRecording() was called from the input handler, whose return the recording waits for; "
+                + "call stopRecording() there, or wait from another thread")
         }
-        guard recording else { return try lastRecordingResult() }
-        waiter.wait()
-        return try lastRecordingResult()
+        let number = delivery.control.withLock { $0.recordingPath != nil ? $0.recordingNumber : nil }
+        if let number { delivery.wait { $0.finishedNumber >= number || $0.exited } }
+        return try delivery.result(of: number)
+    }
+
+    /// `waitForRecording()` for Swift concurrency: suspends until the recording ends, blocking no thread.
+    @discardableResult
+    public func waitForRecording() async throws(RecorderError) -> RecordingSummary? {
+        let number = delivery.control.withLock { $0.recordingPath != nil ? $0.recordingNumber : nil }
+        if let number { await delivery.wait { $0.finishedNumber >= number || $0.exited } }
+        return try delivery.result(of: number)
     }
 
     /// The summary of the most recent recording that ended, if any.
     public var lastRecording: RecordingSummary? { delivery.control.withLock { $0.lastSummary } }
-
-    private func lastRecordingResult() throws(RecorderError) -> RecordingSummary? {
-        let summary = delivery.control.withLock { $0.lastSummary }
-        if let error = summary?.error { throw error }
-        return summary
-    }
 
     // MARK: Metering
 
@@ -299,28 +294,38 @@ public final class Recorder: @unchecked Sendable {
     public var gapFrames: Int64 { capture.gapFrames.frames }
 
     /// For tests: the timeline frame up to which the server had captured when the last stop asked.
-    let lastDrain = Locked<Int64?>(nil)
+    var lastDrain: Locked<Int64?> { delivery.lastDrain }
 
     // MARK: Lifecycle
 
     /// Ends capture: closes any recording (as `stopRecording()`), disconnects, and finishes the streams.
     /// Idempotent; also called on deinit.
+    ///
+    /// Threads: any. The caller blocks until capture has ended (use the `async` variant from Swift
+    /// concurrency). From the input handler (or a deinit that runs there) it returns at once, having
+    /// closed the recording with the handler's buffer; nothing more is delivered, and capture ends when
+    /// the handler returns.
     public func stop() {
-        let thread = lifecycle.withLock { lifecycle -> pthread_t? in
-            guard !lifecycle.stopped else { return nil }
-            lifecycle.stopped = true
-            defer { lifecycle.thread = nil }
-            return lifecycle.thread
+        markStopped()
+        if delivery.isCurrentThread {
+            delivery.shutdownInline()
+            return
         }
-        guard let thread else { return }
-        _ = try? endRecording(evenIfStopped: true)
-        capture.close()
-        delivery.control.withLock { $0.shuttingDown = true }
-        dataReady.post()
-        pthread_join(thread, nil)
-        delivery.levels.finish()
-        delivery.events.finish()
-        delivery.meters.finish()
+        delivery.wait { $0.exited }
+    }
+
+    /// `stop()` for Swift concurrency: suspends until capture has ended, blocking no thread.
+    public func stop() async {
+        markStopped()
+        await delivery.wait { $0.exited }
+    }
+
+    private func markStopped() {
+        let first = lifecycle.withLock { lifecycle -> Bool in
+            defer { lifecycle.stopped = true }
+            return !lifecycle.stopped
+        }
+        if first { delivery.requestShutdown() }
     }
 
     // MARK: The server

@@ -38,12 +38,38 @@ public struct RecorderError: Error, Sendable, Hashable, CustomStringConvertible 
         public var description: String { "\(kind)" }
     }
 
+    /// The C library's own code behind the failure, when there is one.
+    public struct UnderlyingError: Hashable, Sendable, CustomStringConvertible {
+        /// Which library's codes `code` is.
+        public enum Domain: String, Hashable, Sendable {
+            /// A POSIX `errno` value (`strerror` words it).
+            case posix
+            /// A libpulse error (`pa_context_errno`, `PA_ERR_*`; `pa_strerror` words it).
+            case pulseAudio
+            /// A libsndfile error (`sf_error`, `SF_ERR_*`; `sf_error_number` words it), or, for system
+            /// errors libsndfile reports as text, the `errno` it saw (domain `.posix`).
+            case sndfile
+        }
+        public let domain: Domain
+        public let code: Int32
+
+        public init(_ domain: Domain, _ code: Int32) {
+            self.domain = domain
+            self.code = code
+        }
+
+        public var description: String { "\(domain.rawValue) error \(code)" }
+    }
+
     public let code: Code
     public let message: String
+    /// The errno, libpulse or libsndfile code the failure came from (nil for RecorderKit's own checks).
+    public let underlyingError: UnderlyingError?
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, underlying: UnderlyingError? = nil) {
         self.code = code
         self.message = message
+        underlyingError = underlying
     }
 
     public var description: String { message }

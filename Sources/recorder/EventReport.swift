@@ -9,6 +9,11 @@ struct EventReport: Equatable {
     /// The `--levels-json` line, without the newline; nil for events scripts do not see.
     let json: String?
 
+    init(message: String?, json: String?) {
+        self.message = message
+        self.json = json
+    }
+
     /// `start`: the recorder frame the times count from; `source`: the source recorded at first.
     init?(_ event: RecorderEvent, start: Int64, rate: Int) {
         func time(_ frame: Int64) -> Double { Double(frame - start) / Double(rate) }

@@ -1,28 +1,29 @@
 // What `record` and `meter` show while they run: the redrawn terminal readout and the JSON level lines.
 import Glibc
 import RecorderKit
-import Synchronization
 
 /// Draws the readout on stderr (only when it is a terminal) and writes `--levels-json` lines.
 ///
 /// The readout is redrawn as readings arrive (10 Hz with 100 ms buffers), at most every 50 ms: no timer,
 /// so no wake-ups beyond the readings themselves (a 12.5 Hz timer doubled the readout's CPU cost).
 final class LiveOutput: Sendable {
-    private let state: Mutex<DisplayState>
+    private let state: Locked<DisplayState>
     private let drawing: Bool
     private let json: Bool
     private let path: String?
     private let colour: Bool
     private let meter: MeterKind?
     private let target: Double
-    private let linesDrawn = Mutex(0)
-    private let lastDraw = Mutex<ContinuousClock.Instant?>(nil)
+    private let linesDrawn = Locked(0)
+    /// Seconds into the file of the latest reading, for the time of an output failure.
+    private let lastTime = Locked(0.0)
+    private let lastDraw = Locked<ContinuousClock.Instant?>(nil)
     /// Held while writing to the terminal, so a drawing and an event line never interleave.
-    private let terminal = Mutex(())
+    private let terminal = Locked(())
 
     /// `meter` nil is the default view (average and peak); `target` is the loudness scale's mark.
     init(channelCount: Int, display: Bool, json: Bool, path: String?, meter: MeterKind? = nil, target: Double = -23) {
-        state = Mutex(DisplayState(channelCount: channelCount))
+        state = Locked(DisplayState(channelCount: channelCount))
         self.meter = meter
         self.target = target
         drawing = display
@@ -38,6 +39,7 @@ final class LiveOutput: Sendable {
     /// Takes one reading: `frames` frames so far, `time` seconds so far.
     func take(_ reading: MeterReading, frames: Int64, time: Double) {
         state.withLock { $0.take(reading, at: time) }
+        lastTime.withLock { $0 = time }
         if drawing {
             let now = ContinuousClock.now
             let due = lastDraw.withLock { last in
@@ -104,6 +106,14 @@ final class LiveOutput: Sendable {
             }
         }
         if json, let line = report.json { writeOutput(line + "\n") }
+    }
+
+    /// Says once, above the readout, that standard output failed and the recording goes on without it.
+    func outputFailed(_ code: Int32) {
+        let time = lastTime.withLock { $0 }
+        let message = "warning: at \(clock(time)) \(describeOutputFailure(code, "standard output")); the recording "
+            + "goes on, without more level lines"
+        report(EventReport(message: message, json: nil))
     }
 
     /// Draws the first (empty) readout at once, so the line is there before the first buffer.

@@ -1,7 +1,6 @@
 // `recorder meter`: the live readout without a file (AudioQueue's metering while not recording).
 import ArgumentParser
 import RecorderKit
-import Synchronization
 
 struct Meter: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,21 +18,25 @@ struct Meter: AsyncParsableCommand {
         let live = LiveOutput(channelCount: capture.channels, display: LiveOutput.stderrIsTerminal, json: levelsJSON,
                               path: nil, meter: display.meter, target: display.target)
         let readings = try display.readings(from: recorder)
-        let failure = Mutex<RecorderError?>(nil)
+        let failure = Locked<RecorderError?>(nil)
         let events = recorder.events()
         let rate = capture.rate
-        let start = Mutex<Int64?>(nil)
+        let start = Locked<Int64?>(nil)
         let watcher = Task {
             for await event in events {
                 if case .captureFailed(let error) = event {
                     failure.withLock { $0 = error }
-                    recorder.stop()
+                    await recorder.stop()
                 } else if let report = EventReport(event, start: start.withLock { $0 } ?? 0, rate: rate) {
                     live.report(report)
                 }
             }
         }
-        let signals = StopSignals { recorder.stop() }
+        StopRequests.shared.arm { _ in Task { await recorder.stop() } }
+        if StopRequests.shared.isStopping { await recorder.stop() }
+        // Metering's only product is its output: when stdout fails, it stops (the status says why).
+        standardOutput.goLive { _ in Task { await recorder.stop() } }
+        standardError.goLive()
         live.start()
         let limit = capture.frameLimit
         if limit != 0 {
@@ -47,8 +50,7 @@ struct Meter: AsyncParsableCommand {
                 if let limit, frames >= limit { break }
             }
         }
-        signals.cancel()
-        recorder.stop()
+        await recorder.stop()
         await watcher.value
         await live.finish()
         if let error = failure.withLock({ $0 }) { throw fail(error) }

@@ -1,24 +1,214 @@
-// Terminal and pipe output without Foundation (it would add ~8 MB and ~10 ms to every start).
+// Terminal and pipe output without Foundation (it would add ~8 MB and ~10 ms to every start): checked
+// writes for the one-shot commands, and for `record`/`meter` a queue per descriptor with a writer of
+// its own, so a reader that stalls or leaves never holds up a recording or its stop.
+import Dispatch
 import Glibc
+import RecorderKit
 
-/// Writes all of `text` to a file descriptor, unbuffered: each call reaches the pipe or terminal at once.
-func write(_ text: String, to descriptor: Int32) {
-    var text = text
-    text.withUTF8 { bytes in
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
+/// Where a descriptor's failure is kept: the first errno, and whether it has been reported.
+private struct OutputFailure {
+    var errno: Int32?
+    var reported = false
+}
+
+/// Output to one descriptor. In `live` mode (record, meter) text is queued (at most `capacity` bytes,
+/// past that it is dropped and counted) and written by a serial dispatch queue, so callers never
+/// block; otherwise it is written at once. Either way the first failure (EPIPE when the reader left,
+/// ENOSPC on /dev/full, EBADF when the descriptor was closed) is kept, later text is dropped, and
+/// `onFailure` is called once.
+final class OutputChannel: Sendable {
+    let descriptor: Int32
+    /// "standard output" / "standard error", for messages.
+    let name: String
+    private let capacity: Int
+    private struct State {
+        var live = false
+        var queued: [UInt8] = []
+        var writing = false
+        var failure = OutputFailure()
+        var droppedBytes = 0
+        var onFailure: (@Sendable (Int32) -> Void)?
+    }
+    private let state = Locked(State())
+    private let writer: DispatchQueue
+    private let busy = DispatchGroup()
+
+    init(descriptor: Int32, name: String, capacity: Int = 1 << 20) {
+        self.descriptor = descriptor
+        self.name = name
+        self.capacity = capacity
+        writer = DispatchQueue(label: "recorder.output.\(descriptor)")
+    }
+
+    /// Queue from now on instead of writing at once (record and meter), calling `onFailure` (from the
+    /// writer) once if the descriptor fails.
+    func goLive(onFailure: (@Sendable (Int32) -> Void)? = nil) {
+        state.withLock {
+            $0.live = true
+            $0.onFailure = onFailure
+        }
+    }
+
+    /// Marks the descriptor as closed when the process started (it now points at /dev/null).
+    func markClosed() {
+        state.withLock { $0.failure.errno = EBADF }
+    }
+
+    /// The first errno writing failed with, if any.
+    var failure: Int32? { state.withLock { $0.failure.errno } }
+
+    /// Bytes that were not written: queued after a failure or past the capacity.
+    var droppedBytes: Int { state.withLock { $0.droppedBytes } }
+
+    func write(_ text: String) {
+        let bytes = Array(text.utf8)
+        enum Next { case done, writeNow, startWriter }
+        let (next, report) = state.withLock { state -> (Next, (@Sendable (Int32) -> Void, Int32)?) in
+            if let code = state.failure.errno {
+                state.droppedBytes += bytes.count
+                return (.done, Self.takeReport(&state).map { ($0, code) })
+            }
+            guard state.live else { return (.writeNow, nil) }
+            guard state.queued.count + bytes.count <= capacity else {
+                state.droppedBytes += bytes.count
+                return (.done, nil)
+            }
+            state.queued += bytes
+            if state.writing { return (.done, nil) }
+            state.writing = true
+            return (.startWriter, nil)
+        }
+        if let (callback, code) = report { callback(code) }
+        switch next {
+        case .done: break
+        case .writeNow:
+            if let code = writeAll(bytes) { failed(code, dropping: bytes.count) }
+        case .startWriter:
+            busy.enter()
+            writer.async { [self] in
+                drain()
+                busy.leave()
+            }
+        }
+    }
+
+    /// The failure callback, once: nil if already reported (or none set).
+    private static func takeReport(_ state: inout State) -> (@Sendable (Int32) -> Void)? {
+        guard !state.failure.reported else { return nil }
+        state.failure.reported = true
+        return state.onFailure
+    }
+
+    /// Writer side: writes what is queued until nothing is left or the descriptor fails.
+    private func drain() {
+        while true {
+            let chunk = state.withLock { state -> [UInt8]? in
+                guard !state.queued.isEmpty, state.failure.errno == nil else {
+                    state.writing = false
+                    return nil
+                }
+                defer { state.queued.removeAll(keepingCapacity: true) }
+                return state.queued
+            }
+            guard let chunk else { return }
+            if let code = writeAll(chunk) {
+                failed(code, dropping: 0)
+                state.withLock { state in
+                    state.droppedBytes += state.queued.count
+                    state.queued.removeAll()
+                    state.writing = false
+                }
                 return
             }
-            offset += written
         }
+    }
+
+    private func failed(_ code: Int32, dropping: Int) {
+        let report = state.withLock { state -> (@Sendable (Int32) -> Void)? in
+            if state.failure.errno == nil { state.failure.errno = code }
+            state.droppedBytes += dropping
+            return Self.takeReport(&state)
+        }
+        report?(code)
+    }
+
+    /// Writes all of `bytes`; the errno if that failed.
+    private func writeAll(_ bytes: [UInt8]) -> Int32? {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += written
+            }
+            return nil
+        }
+    }
+
+    /// Waits up to `seconds` for the queue to be written; true if it was (or nothing was queued).
+    @discardableResult
+    func flush(seconds: Double) -> Bool {
+        busy.wait(timeout: .now() + seconds) == .success
+    }
+
+    /// Bytes still queued (a reader that stopped reading).
+    var pendingBytes: Int { state.withLock { $0.queued.count } }
+}
+
+let standardOutput = OutputChannel(descriptor: STDOUT_FILENO, name: "standard output")
+let standardError = OutputChannel(descriptor: STDERR_FILENO, name: "standard error")
+
+func writeError(_ text: String) { standardError.write(text) }
+func writeOutput(_ text: String) { standardOutput.write(text) }
+
+/// A descriptor closed when the process started (`>&-`) would be taken by the next file opened (the
+/// recording, or the server's socket) and output would land there: point it at /dev/null and remember.
+/// Call first thing in main.
+func guardStandardDescriptors() {
+    for (descriptor, channel) in [(STDIN_FILENO, nil), (STDOUT_FILENO, standardOutput), (STDERR_FILENO, standardError)] {
+        guard fcntl(descriptor, F_GETFD) == -1, errno == EBADF else { continue }
+        let null = open("/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY)
+        if null >= 0 && null != descriptor {
+            dup2(null, descriptor)
+            Glibc.close(null)
+        }
+        channel?.markClosed()
     }
 }
 
-func writeError(_ text: String) { write(text, to: STDERR_FILENO) }
-func writeOutput(_ text: String) { write(text, to: STDOUT_FILENO) }
+/// What a failed descriptor's errno means, in words a user can act on.
+func describeOutputFailure(_ code: Int32, _ name: String) -> String {
+    switch code {
+    case EPIPE: return "\(name) was closed by its reader (\(String(cString: strerror(code))))"
+    case EBADF: return "\(name) is closed (\(String(cString: strerror(code))))"
+    default: return "writing to \(name) failed: \(String(cString: strerror(code)))"
+    }
+}
+
+/// Waits (at most `seconds`) for queued output, then, if standard output failed or could not take
+/// everything, says so once on stderr. Returns the exit status that reflects it (74), or nil.
+func finishOutput(seconds: Double = 1) -> Int32? {
+    let outputDone = standardOutput.flush(seconds: seconds)
+    var status: Int32?
+    if let code = standardOutput.failure {
+        writeError("recorder: \(describeOutputFailure(code, "standard output")); "
+                   + "\(standardOutput.droppedBytes) bytes of output were not written\n")
+        status = ExitStatus.ioError
+    } else if !outputDone {
+        writeError("recorder: standard output did not take the last \(standardOutput.pendingBytes) bytes within "
+                   + "\(Int(seconds)) s (its reader is not reading); they were dropped\n")
+        status = ExitStatus.ioError
+    } else if standardOutput.droppedBytes > 0 {
+        writeError("recorder: standard output was read too slowly: \(standardOutput.droppedBytes) bytes of output "
+                   + "were dropped\n")
+        status = ExitStatus.ioError
+    }
+    standardError.flush(seconds: seconds)
+    return status
+}
 
 /// `value` with `decimals` digits after the point, as printf's %.Nf.
 func format(_ value: Double, _ decimals: Int) -> String {

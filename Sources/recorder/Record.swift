@@ -70,17 +70,25 @@ struct Record: AsyncParsableCommand {
             : AsyncStream { $0.finish() }
         let limit = capture.frameLimit
         let events = recorder.events()  // before record(to:), so nothing about the file is missed
+        // A stop from here on closes the file; one that came before the file exists leaves none.
+        let stops = StopRequests.shared
+        stops.arm { _ in Task { _ = try? await recorder.stopRecording() } }
         let fileStart: Int64
         do {
             fileStart = try recorder.record(to: output, overwrite: force, frameLimit: limit,
                                             maxFramesPerFile: maxFileTime.map(frames),
                                             maxBytesPerFile: maxFileSize.flatMap(Self.bytes))
         } catch {
-            recorder.stop()
+            await recorder.stop()
             throw fail(error, hint: error.code == .fileExists ? "pass --force to replace it" : nil)
         }
-        let signals = StopSignals { _ = try? recorder.stopRecording() }
+        // A stop that arrived while the file was being created found nothing to stop: stop now.
+        if stops.isStopping { _ = try? await recorder.stopRecording() }
         let rate = capture.rate
+        // The levels are a side channel: if stdout fails (reader gone, device full, closed), the take
+        // goes on; it is said at once, and the exit status reports it at the end.
+        standardOutput.goLive { code in live.outputFailed(code) }
+        standardError.goLive()
         let quiet = self.quiet
         let reporter = Task {
             for await event in events {
@@ -103,14 +111,9 @@ struct Record: AsyncParsableCommand {
                 live.take(reading, frames: frames, time: Double(frames) / sampleRate)
             }
         }
-        let summary = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                _ = try? recorder.waitForRecording()
-                continuation.resume(returning: recorder.lastRecording)
-            }
-        }
-        signals.cancel()
-        recorder.stop()  // ends the level and event streams after their last elements
+        _ = try? await recorder.waitForRecording()
+        let summary = recorder.lastRecording
+        await recorder.stop()  // ends the level and event streams after their last elements
         await consumer.value
         await reporter.value
         await live.finish()
@@ -136,23 +139,4 @@ struct Record: AsyncParsableCommand {
                        + (gap.reason == .dropped ? "frames dropped" : "server or source lost") + ")\n")
         }
     }
-}
-
-/// Runs `action` once on SIGINT or SIGTERM (off the signal handler, on a dispatch queue).
-final class StopSignals: @unchecked Sendable {
-    // @unchecked Sendable: `sources` is set once in init and only cancelled afterwards; dispatch sources
-    // are thread-safe objects.
-    private let sources: [any DispatchSourceSignal]
-
-    init(_ action: @escaping @Sendable () -> Void) {
-        sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler(handler: action)
-            source.resume()
-            return source
-        }
-    }
-
-    func cancel() { sources.forEach { $0.cancel() } }
 }

@@ -9,9 +9,10 @@ struct RecorderCommand: AsyncParsableCommand {
         commandName: "recorder",
         abstract: "Record audio from PulseAudio or PipeWire into AIFF (or WAV, CAF, FLAC), with dBFS meters.",
         discussion: """
-            Exit status: 0 success; 64 usage error; 66 a file to analyze cannot be read; 69 server or source unavailable; \
+            Exit status: 0 success (also a stop by Ctrl-C, SIGTERM, SIGHUP or SIGQUIT); 64 usage error; \
+            66 a file to analyze cannot be read; 69 server or source unavailable; \
             73 cannot create the output file; 74 I/O error while recording (the file is still \
-            finalized); 1 anything else.
+            finalized), or standard output failed (closed, full, or its reader left); 1 anything else.
             """,
         version: "0.1.0",
         subcommands: [Record.self, Meter.self, Sources.self, Analyze.self])
@@ -19,6 +20,11 @@ struct RecorderCommand: AsyncParsableCommand {
     /// Like the default entry point, but a usage error is one line on stderr (what went wrong and where
     /// to look), and errors already reported by `fail` just set the exit status.
     static func main() async {
+        // First, before anything can open a file or start a thread: a closed stdout/stderr must not be
+        // reused by the recording, and the stop signals must be blocked in every thread to come.
+        guardStandardDescriptors()
+        let subcommand = CommandLine.argc > 1 ? CommandLine.unsafeArgv[1].map { String(cString: $0) } : nil
+        StopRequests.shared.install(stopStatus: subcommand == "record" || subcommand == "meter" ? 0 : nil)
         // swift-argument-parser sees arguments as Strings, which would quietly repair bytes that are not
         // UTF-8 into U+FFFD: a file would be created under another name. Refuse instead.
         for index in 1..<Int(CommandLine.argc) {
@@ -35,16 +41,28 @@ struct RecorderCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch let status as ExitCode {
-            Glibc.exit(status.rawValue)
+            exitReportingOutput(status.rawValue)
         } catch {
             let status = exitCode(for: error)
-            guard status != .success else { exit(withError: error) }  // --help, --version
+            if status == .success {  // --help, --version: on stdout, and a failed write is an error
+                writeOutput(fullMessage(for: error) + "\n")
+                exitReportingOutput(0)
+            }
             let message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
             let text = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
             writeError("recorder: \(text) (see 'recorder --help')\n")
-            Glibc.exit(status.rawValue)
+            exitReportingOutput(status.rawValue)
         }
+        exitReportingOutput(0)
     }
+}
+
+/// Ends the process with `status`, or 74 if standard output failed (said once on stderr), after
+/// queued output has been written (at most a second: a reader that stopped reading does not hold the
+/// exit).
+func exitReportingOutput(_ status: Int32) -> Never {
+    let outputStatus = finishOutput()
+    Glibc.exit(status == 0 ? outputStatus ?? 0 : status)
 }
 
 /// sysexits-style exit statuses.
@@ -179,13 +197,13 @@ struct Sources: ParsableCommand {
         }
         for source in sources {
             if json {
-                print("{\"channels\":\(source.channelCount),\"default\":\(source.isDefault),"
+                writeOutput("{\"channels\":\(source.channelCount),\"default\":\(source.isDefault),"
                       + "\"description\":\(jsonString(source.description)),\"monitor\":\(source.isMonitor),"
                       + "\"name\":\(jsonString(source.name)),\"sample_format\":\(jsonString(source.sampleFormat)),"
-                      + "\"sample_rate\":\(source.sampleRate)}")
+                      + "\"sample_rate\":\(source.sampleRate)}\n")
             } else {
                 let marks = (source.isDefault ? "*" : " ") + (source.isMonitor ? "m" : " ")
-                print("\(marks) \(source.name)\t\(source.sampleFormat) \(source.channelCount)ch \(source.sampleRate)Hz\t\(source.description)")
+                writeOutput("\(marks) \(source.name)\t\(source.sampleFormat) \(source.channelCount)ch \(source.sampleRate)Hz\t\(source.description)\n")
             }
         }
     }

@@ -28,7 +28,7 @@ struct ConcurrencyTests {
             for player in players { #expect(player.wait().status == 0) }
             for stream in readings { try await signalThenSilence(stream) }
             for (index, recorder) in recorders.enumerated() {
-                let summary = try #require(try recorder.stopRecording())
+                let summary = try #require(try await recorder.stopRecording())
                 #expect(summary.droppedFrames == 0 && recorder.droppedFrames == 0)
                 let take = try readSoundFile(directory + "/take\(index).aiff").samples
                 let start = try #require(firstIndex(of: Array(noises[index].prefix(64)), in: take), "recorder \(index)")

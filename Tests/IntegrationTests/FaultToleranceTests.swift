@@ -75,7 +75,7 @@ struct FaultToleranceTests {
             stallFrom.store(start + 44_100, ordering: .relaxed)
             try await server.play(directory + "/noise.wav")
             try await signalThenSilence(readings)
-            let summary = try #require(try recorder.stopRecording())
+            let summary = try #require(try await recorder.stopRecording())
 
             let didStall = stalled.load(ordering: .relaxed)
             #expect(didStall)
@@ -191,7 +191,7 @@ struct FaultToleranceTests {
             let resumed = try await firstEvent(events) { if case .captureResumed = $0 { true } else { false } }
             try await server.play(directory + "/after.wav")
             try await signalThenSilence(readings)
-            let summary = try #require(try recorder.stopRecording())
+            let summary = try #require(try await recorder.stopRecording())
 
             #expect(summary.error == nil)
             let gap = try #require(summary.gaps.first)
@@ -249,7 +249,7 @@ struct FaultToleranceTests {
             try recorder.record(to: path, maxFramesPerFile: 20_000)
             try await server.play(directory + "/noise.wav")
             try await signalThenSilence(readings)
-            let summary = try #require(try recorder.stopRecording())
+            let summary = try #require(try await recorder.stopRecording())
 
             let count = Int((summary.frameCount + 19_999) / 20_000)
             #expect(count >= 5)

@@ -44,7 +44,7 @@ struct MeterReadingTests {
             #expect(abs(loudnessLast.values[0] - -6.02) < 0.1, "true peak \(loudnessLast.values)")
 
             // stop() ends every meter stream.
-            recorder.stop()
+            await recorder.stop()
             for await _ in ppm {}
             for await _ in vu {}
             let late = try recorder.meterReadings(.peak)

@@ -27,7 +27,7 @@ struct OverloadTests {
             try recorder.record(to: path)
             try await server.play(directory + "/noise.wav")
             try await signalThenSilence(readings)
-            let summary = try #require(try recorder.stopRecording())
+            let summary = try #require(try await recorder.stopRecording())
             print("overload: \(cores + 1) busy loops on \(cores) cores; \(summary.frameCount) frames recorded, "
                   + "\(summary.droppedFrames) dropped, \(recorder.droppedFrames) dropped in capture overall")
             #expect(summary.droppedFrames == 0 && summary.gaps.isEmpty)

@@ -1,7 +1,6 @@
 // Recording through a real private PulseAudio server: known signals in, exact checks out.
 import CSndFile
 import Foundation
-import Synchronization
 import RecorderKit
 import Testing
 import TestSupport
@@ -87,7 +86,7 @@ struct RecordingTests {
             let readings = recorder.levelReadings()
             try recorder.record(to: path, duration: 0.5)
             _ = try await readingThrough(recorder.capturedFrames + 22_050, readings)
-            let summary = try #require(try recorder.waitForRecording() ?? recorder.lastRecording)
+            let summary = try #require(try await recorder.waitForRecording() ?? recorder.lastRecording)
             #expect(summary.frameCount == 22_050)
             let file = try readSoundFile(path)
             let bytes = file.samples.flatMap { [UInt8(truncatingIfNeeded: UInt16(bitPattern: $0) >> 8),
@@ -116,7 +115,7 @@ struct RecordingTests {
             try recorder.record(to: directory + "/take.aiff")
             try await server.play(directory + "/noise.wav")
             try await signalThenSilence(readings)
-            let summary = try #require(try recorder.stopRecording())
+            let summary = try #require(try await recorder.stopRecording())
             #expect(summary.droppedFrames == 0)
             let take = try readSoundFile(directory + "/take.aiff")
             let start = try #require(firstIndex(of: Array(noise.prefix(64)), in: take.samples))
@@ -141,13 +140,20 @@ struct RecordingTests {
                 if reading.channels[0].peakPower > -60 { signalFrames += Int64(reading.frameCount) }
                 return signalFrames >= 44_100
             }
-            let first = try #require(try recorder.stopRecording())
-            try recorder.record(to: directory + "/second.aiff")
+            // The blocking call and record(to:) right after it, on one thread: the switch leaves no
+            // time for a buffer to be delivered between the two files.
+            let first = try await offThread { () throws -> RecordingSummary? in
+                let first = try recorder.stopRecording()
+                try recorder.record(to: directory + "/second.aiff")
+                return first
+            }.map { $0 }
+            _ = try #require(first)
             try await player.value
             try await signalThenSilence(readings)
-            let second = try #require(try recorder.stopRecording())
+            let second = try #require(try await recorder.stopRecording())
 
-            #expect(second.startFrame == first.startFrame + first.frameCount)
+            let firstSummary = try #require(first)
+            #expect(second.startFrame == firstSummary.startFrame + firstSummary.frameCount)
             let joined = try readSoundFile(directory + "/first.aiff").samples
                 + readSoundFile(directory + "/second.aiff").samples
             let start = try #require(firstIndex(of: Array(noise.prefix(64)), in: joined))
@@ -169,7 +175,7 @@ struct RecordingTests {
 
             let path = try temporaryDirectory() + "/exact.wav"
             try recorder.record(to: path, duration: 1.25)
-            let summary = try #require(try recorder.waitForRecording())
+            let summary = try #require(try await recorder.waitForRecording())
             #expect(summary.frameCount == 55_125)
             let file = try readSoundFile(path)
             #expect(file.frames == 55_125 && file.container == Int32(SF_FORMAT_WAV))
@@ -234,7 +240,7 @@ struct RecordingTests {
         try await withPrivateServer { server in
             let recorder = try Recorder(source: PrivateServer.sineSource, server: server.address)
             defer { recorder.stop() }
-            let seen = Mutex<[(Int64, Int)]>([])
+            let seen = Locked<[(Int64, Int)]>([])
             recorder.setInputHandler { buffer in
                 _ = buffer.sample(frame: buffer.frameCount - 1, channel: 0)
                 seen.withLock { $0.append((buffer.startFrame, buffer.frameCount)) }

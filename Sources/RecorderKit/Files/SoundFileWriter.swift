@@ -104,9 +104,10 @@ public final class SoundFileWriter: @unchecked Sendable {
         guard fd >= 0 else { throw Self.creationError(path: path, errno: errno) }
         guard let file = sf_open_fd(fd, Int32(SFM_WRITE), &info, 0) else {
             let reason = String(cString: sf_strerror(nil))
+            let code = sf_error(nil)
             Glibc.close(fd)
             if !overwrite { unlink(path) }  // only a file this call created; never someone else's
-            throw RecorderError(.cannotCreateFile, "cannot create '\(path)': \(reason)")
+            throw RecorderError(.cannotCreateFile, "cannot create '\(path)': \(reason)", underlying: .init(.sndfile, code))
         }
         self.descriptor = fd
         self.file = file
@@ -126,22 +127,25 @@ public final class SoundFileWriter: @unchecked Sendable {
         var status = stat()
         let isDirectory = lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
         if isDirectory {
-            return RecorderError(.cannotCreateFile, "cannot create '\(path)': it is a directory; give a file name")
+            return RecorderError(.cannotCreateFile, "cannot create '\(path)': it is a directory; give a file name",
+                                 underlying: .init(.posix, code))
         }
         if code == EEXIST {
             return RecorderError(.fileExists,
-                "'\(path)' already exists and was left untouched; choose another name or allow overwriting")
+                "'\(path)' already exists and was left untouched; choose another name or allow overwriting",
+                underlying: .init(.posix, code))
         }
         if code == ELOOP {
             return RecorderError(.cannotCreateFile,
                 "cannot create '\(path)': it is a symbolic link (or a loop of them), which is not followed; "
-                + "give the real path")
+                + "give the real path", underlying: .init(.posix, code))
         }
         let reason = String(cString: strerror(code))
         let hint = code == ENOENT ? "create the directory first"
             : code == EACCES || code == EPERM || code == EROFS ? "choose a writable location"
             : "choose another path"
-        return RecorderError(.cannotCreateFile, "cannot create '\(path)': \(reason); \(hint)")
+        return RecorderError(.cannotCreateFile, "cannot create '\(path)': \(reason); \(hint)",
+                             underlying: .init(.posix, code))
     }
 
     /// Appends whole frames of interleaved S16BE samples (packets), then refreshes the header so the
@@ -187,9 +191,11 @@ public final class SoundFileWriter: @unchecked Sendable {
 
     private func writeError() -> RecorderError {
         let reason = String(cString: sf_strerror(file))
+        let systemError = errno
         return RecorderError(.writeFailed,
             "writing '\(path)' failed after \(framesWritten) frames: \(reason); the file was closed with "
-            + "what was written; free space or choose another disk")
+            + "what was written; free space or choose another disk",
+            underlying: systemError != 0 ? .init(.posix, systemError) : .init(.sndfile, sf_error(file)))
     }
 
     /// Finalizes the header and closes the file. Idempotent.
@@ -228,5 +234,8 @@ public final class SoundFileWriter: @unchecked Sendable {
         }
     }
 
-    deinit { close() }
+    deinit {
+        assert(file == nil, "SoundFileWriter for '\(path)' deinitialized without close(): the header may not be final")
+        close()
+    }
 }

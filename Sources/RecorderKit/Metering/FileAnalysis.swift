@@ -39,7 +39,8 @@ public struct FileAnalysis: Sendable, Hashable {
         var info = SF_INFO()
         guard let file = sf_open(path, Int32(SFM_READ), &info) else {
             throw RecorderError(.cannotReadFile,
-                "cannot read '\(path)': \(String(cString: sf_strerror(nil))); give a sound file libsndfile opens (WAV, AIFF, CAF, FLAC, …)")
+                "cannot read '\(path)': \(String(cString: sf_strerror(nil))); give a sound file libsndfile opens (WAV, AIFF, CAF, FLAC, …)",
+                underlying: .init(.sndfile, sf_error(nil)))
         }
         defer { sf_close(file) }
         let channels = Int(info.channels)

@@ -3,8 +3,9 @@ import CPulse
 import Glibc
 import Synchronization
 
-/// A PulseAudio record stream feeding a `BufferPool`, with its own connection, which it can replace
-/// when the server or the source comes back after a loss (`reconnect`).
+/// A PulseAudio record stream feeding a `BufferPool`, over one connection (one mainloop thread) for
+/// its whole life. When the server or the source goes away and comes back, `reconnect` replaces the
+/// context (if it died) and the stream, never the mainloop.
 ///
 /// The read callback runs on the mainloop thread with the lock held. It only copies bytes into the
 /// buffer being filled, takes the next free buffer when one is full, and posts `dataReady`:
@@ -14,26 +15,23 @@ import Synchronization
 /// fragments of its limit (where libpulse would silently discard what arrives) does it drop the
 /// oldest fragment itself: counted, placed, and replaced by silence of the same length.
 ///
-/// Locking: other threads use `withLock`, which takes `linkLock` and then the current connection's
-/// mainloop lock. Callbacks already hold the mainloop lock and never take `linkLock`.
+/// Locking: other threads use `withLock` (the mainloop lock). Callbacks already hold it and never
+/// block. Apart from `record(to:)`'s position read, only the delivery thread calls in, and no call
+/// waits on the mainloop while holding anything else.
 final class CaptureStream: @unchecked Sendable {
-    // @unchecked Sendable: `link` changes only under `linkLock`; `filler` and `fragmentOffset` are
-    // touched only under the current link's mainloop lock (callbacks, or `withLock`), or under
-    // `linkLock` while there is no link and so no mainloop thread; the rest are atomics or immutable.
+    // @unchecked Sendable: `link`, `filler`, `fragmentOffset`, `dropThreshold` and the drain fields are
+    // touched only under the mainloop lock (callbacks, or `withLock`); the rest are atomics or immutable.
     private struct Link {
-        let connection: PulseConnection
         let stream: OpaquePointer
         /// Timeline bytes before this stream's first byte (the server's indices start at 0 per stream).
         let baseBytes: Int64
     }
 
     private let format: StreamFormat
-    private let server: String?
-    private let clientName: String
     private let fragmentBytes: Int
     private let requestedQueueBytes: Int?
     private let dataReady: Semaphore
-    private let linkLock = PosixMutex()
+    private let connection: PulseConnection
     private var link: Link?
 
     private var filler: BufferFiller
@@ -41,8 +39,15 @@ final class CaptureStream: @unchecked Sendable {
     private var fragmentOffset = 0
     /// libpulse's receive queue at or above this many bytes: drop rather than let libpulse discard.
     private var dropThreshold = Int.max
-    /// Set while a stopping thread waits for the data the server has sent: the read callback wakes it.
+    /// Set while a stop waits for what the server had captured: the read callback then wakes the
+    /// delivery thread at every read, not only when a buffer is full.
     private var drainWaiting = false
+    /// The timing request of the drain in progress (cancelled when the drain ends or at close, so its
+    /// callback never outlives this object).
+    private var timingOperation: OpaquePointer?
+    /// The server's answer: its write index for this stream in timeline bytes, or nil if it could not
+    /// say. Unset while awaited.
+    private var capturedAnswer: Int64??
 
     /// Frames lost in capture since the start (written as silence).
     let droppedFrames: FrameCounter
@@ -61,6 +66,7 @@ final class CaptureStream: @unchecked Sendable {
     private let lastDataAt = Atomic<Int64>(0)
     /// Set by `close`; read by callbacks, which then do nothing.
     private let closed = Atomic<Bool>(false)
+    private let pool: BufferPool
     /// The source recorded from (the server's default resolved to its name when connecting).
     let sourceName: String
     /// The server connected to first, as libpulse names it.
@@ -68,18 +74,7 @@ final class CaptureStream: @unchecked Sendable {
 
     init(format: StreamFormat, source: String?, server: String?, clientName: String, fragmentBytes: Int,
          maxQueueBytes: Int?, pool: BufferPool, dataReady: Semaphore) throws(RecorderError) {
-        self.format = format
-        self.server = server
-        self.clientName = clientName
-        self.fragmentBytes = fragmentBytes
-        requestedQueueBytes = maxQueueBytes
-        self.dataReady = dataReady
-        filler = BufferFiller(pool: pool, bytesPerFrame: format.bytesPerFrame, dataReady: dataReady)
-        droppedFrames = filler.droppedFrames
-        gapFrames = filler.gapFrames
-        notices = filler.notices
         let connection = try PulseConnection(server: server, clientName: clientName)
-        serverName = connection.serverName
         let opened: (OpaquePointer, String)
         do {
             opened = try Self.openStream(on: connection, format: format, source: source,
@@ -88,8 +83,24 @@ final class CaptureStream: @unchecked Sendable {
             connection.close()
             throw error
         }
+        self.connection = connection
+        self.format = format
+        self.fragmentBytes = fragmentBytes
+        requestedQueueBytes = maxQueueBytes
+        self.dataReady = dataReady
+        self.pool = pool
+        filler = BufferFiller(pool: pool, bytesPerFrame: format.bytesPerFrame, dataReady: dataReady)
+        droppedFrames = filler.droppedFrames
+        gapFrames = filler.gapFrames
+        notices = filler.notices
+        serverName = connection.serverName
         sourceName = opened.1
-        install(Link(connection: connection, stream: opened.0, baseBytes: 0))
+        connection.withLock { install(Link(stream: opened.0, baseBytes: 0)) }
+    }
+
+    deinit {
+        assert(closed.load(ordering: .acquiring), "CaptureStream from '\(sourceName)' deinitialized without close()")
+        close()
     }
 
     /// Creates a corked record stream and waits until it is ready. No callback touches `self` yet.
@@ -106,10 +117,11 @@ final class CaptureStream: @unchecked Sendable {
         guard pa_sample_spec_valid(&spec) != 0,
               let stream = pa_stream_new(connection.context, "recorder", &spec, &map) else {
             let reason = connection.lastError
+            let cause = connection.lastErrorCode
             connection.unlock()
             throw RecorderError(.invalidFormat,
                 "the server refused the format s16be \(format.channelCount) ch \(format.sampleRate) Hz: \(reason); "
-                + "choose another rate or channel count")
+                + "choose another rate or channel count", underlying: cause)
         }
         // Until `install`, the state callback only wakes the thread waiting below.
         pa_stream_set_state_callback(stream, { _, userdata in
@@ -121,6 +133,7 @@ final class CaptureStream: @unchecked Sendable {
                                         tlength: UInt32.max, prebuf: UInt32.max,
                                         minreq: UInt32.max, fragsize: UInt32(fragmentBytes))
         var failure: String?
+        var failureCause = connection.lastErrorCode
         var failureCode = RecorderError.Code.streamFailed
         // No such source, or a name the server rejects as malformed (which names no source either).
         func sourceIsMissing() -> Bool {
@@ -132,6 +145,7 @@ final class CaptureStream: @unchecked Sendable {
         if pa_stream_connect_record(stream, source, &attributes, pa_stream_flags_t(flags)) < 0 {
             if sourceIsMissing() { failureCode = .sourceNotFound }
             failure = connection.lastError
+            failureCause = connection.lastErrorCode
         } else {
             while true {
                 let state = pa_stream_get_state(stream)
@@ -139,6 +153,7 @@ final class CaptureStream: @unchecked Sendable {
                 if PA_STREAM_IS_GOOD(state) == 0 {
                     if sourceIsMissing() { failureCode = .sourceNotFound }
                     failure = connection.lastError
+                    failureCause = connection.lastErrorCode
                     break
                 }
                 pa_threaded_mainloop_wait(connection.mainloop)
@@ -157,7 +172,8 @@ final class CaptureStream: @unchecked Sendable {
             }
             throw RecorderError(failureCode,
                 "cannot record from \(source.map { "source '\($0)'" } ?? "the default source") on "
-                + "\(connection.serverName): \(failure); check the source with `pactl list short sources`")
+                + "\(connection.serverName): \(failure); check the source with `pactl list short sources`",
+                underlying: failureCause)
         }
         return (stream, name)
     }
@@ -170,59 +186,56 @@ final class CaptureStream: @unchecked Sendable {
             + "\(available.isEmpty ? "none" : available) (list them with `pactl list short sources`)")
     }
 
-    /// Makes `link` current: sets the callbacks and uncorks. Call with `linkLock` held (or from init).
+    /// Makes `new` current: sets the callbacks and uncorks. Call with the lock held.
     private func install(_ new: Link) {
-        new.connection.withLock {
-            let stream = new.stream
-            let me = Unmanaged.passUnretained(self).toOpaque()
-            pa_stream_set_state_callback(stream, { stream, userdata in
-                let capture = Unmanaged<CaptureStream>.fromOpaque(userdata!).takeUnretainedValue()
-                let state = pa_stream_get_state(stream)
-                if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED {
-                    capture.failedAt.store(monotonicNanoseconds(), ordering: .relaxed)
-                    capture.failed.store(true, ordering: .releasing)
-                    capture.dataReady.post()
-                }
-                pa_threaded_mainloop_signal(capture.mainloopForCallbacks, 0)
-            }, me)
-            pa_stream_set_read_callback(stream, { stream, _, userdata in
-                let capture = Unmanaged<CaptureStream>.fromOpaque(userdata!).takeUnretainedValue()
-                capture.lastDataAt.store(monotonicNanoseconds(), ordering: .relaxed)
-                capture.readAvailable(stream!)
-                if capture.drainWaiting { pa_threaded_mainloop_signal(capture.mainloopForCallbacks, 0) }
-            }, me)
-            pa_stream_set_moved_callback(stream, { _, userdata in
-                let capture = Unmanaged<CaptureStream>.fromOpaque(userdata!).takeUnretainedValue()
-                capture.notices.push(CaptureNotice(kind: .moved, frame: capture.filler.timelineFrames, count: 0))
+        let stream = new.stream
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        pa_stream_set_state_callback(stream, { stream, userdata in
+            let capture = Unmanaged<CaptureStream>.fromOpaque(userdata!).takeUnretainedValue()
+            let state = pa_stream_get_state(stream)
+            if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED {
+                capture.failedAt.store(monotonicNanoseconds(), ordering: .relaxed)
+                capture.failed.store(true, ordering: .releasing)
                 capture.dataReady.post()
-            }, me)
-            pa_stream_set_suspended_callback(stream, { stream, userdata in
-                let capture = Unmanaged<CaptureStream>.fromOpaque(userdata!).takeUnretainedValue()
-                capture.notices.push(CaptureNotice(kind: .suspended, frame: capture.filler.timelineFrames,
-                                                   count: pa_stream_is_suspended(stream) > 0 ? 1 : 0))
-                capture.dataReady.post()
-            }, me)
-            if let attributes = pa_stream_get_buffer_attr(stream)?.pointee {
-                let limit = Int(attributes.maxlength)
-                dropThreshold = limit > 4 * fragmentBytes ? limit - 2 * fragmentBytes : max(fragmentBytes, limit / 2)
             }
-            link = new
-            mainloopForCallbacks = new.connection.mainloop
-            if let operation = pa_stream_cork(stream, 0, nil, nil) { pa_operation_unref(operation) }
+        }, me)
+        pa_stream_set_read_callback(stream, { stream, _, userdata in
+            let capture = Unmanaged<CaptureStream>.fromOpaque(userdata!).takeUnretainedValue()
+            capture.lastDataAt.store(monotonicNanoseconds(), ordering: .relaxed)
+            capture.readAvailable(stream!)
+            if capture.drainWaiting { capture.dataReady.post() }
+        }, me)
+        pa_stream_set_moved_callback(stream, { _, userdata in
+            let capture = Unmanaged<CaptureStream>.fromOpaque(userdata!).takeUnretainedValue()
+            capture.notices.push(CaptureNotice(kind: .moved, frame: capture.filler.timelineFrames, count: 0))
+            capture.dataReady.post()
+        }, me)
+        pa_stream_set_suspended_callback(stream, { stream, userdata in
+            let capture = Unmanaged<CaptureStream>.fromOpaque(userdata!).takeUnretainedValue()
+            capture.notices.push(CaptureNotice(kind: .suspended, frame: capture.filler.timelineFrames,
+                                               count: pa_stream_is_suspended(stream) > 0 ? 1 : 0))
+            capture.dataReady.post()
+        }, me)
+        if let attributes = pa_stream_get_buffer_attr(stream)?.pointee {
+            let limit = Int(attributes.maxlength)
+            dropThreshold = limit > 4 * fragmentBytes ? limit - 2 * fragmentBytes : max(fragmentBytes, limit / 2)
         }
+        link = new
+        if let operation = pa_stream_cork(stream, 0, nil, nil) { pa_operation_unref(operation) }
     }
 
-    /// The mainloop of the installed link, for callbacks to signal: set under that mainloop's lock,
-    /// read by callbacks (which run holding it).
-    private var mainloopForCallbacks: OpaquePointer?
-
-    /// Runs `body` with the stream's locks held (`linkLock`, then the mainloop lock if connected).
-    func withLock<T>(_ body: () -> T) -> T {
-        linkLock.lock()
-        defer { linkLock.unlock() }
-        guard let connection = link?.connection else { return body() }
-        return connection.withLock(body)
+    /// Clears a stream's callbacks, disconnects and releases it. Call with the lock held.
+    private static func release(_ stream: OpaquePointer) {
+        pa_stream_set_read_callback(stream, nil, nil)
+        pa_stream_set_moved_callback(stream, nil, nil)
+        pa_stream_set_suspended_callback(stream, nil, nil)
+        pa_stream_set_state_callback(stream, nil, nil)
+        if PA_STREAM_IS_GOOD(pa_stream_get_state(stream)) != 0 { pa_stream_disconnect(stream) }
+        pa_stream_unref(stream)
     }
+
+    /// Runs `body` with the mainloop lock held. Never call it from a libpulse callback.
+    func withLock<T>(_ body: () -> T) -> T { connection.withLock(body) }
 
     /// True while a stream is installed (false during an outage, or after `close`).
     var isConnected: Bool { withLock { link != nil } }
@@ -236,57 +249,78 @@ final class CaptureStream: @unchecked Sendable {
         return pa_stream_get_device_name(stream).map { String(cString: $0) } ?? sourceName
     }
 
-    /// Reads what libpulse holds for us, then hands on the partly filled buffer. Call within
-    /// `withLock`, from a thread that is not the mainloop's. Returns false when it stopped for want of
-    /// a free buffer (call again once one is freed); `framePosition` is then where the taken data ends.
-    func drainAndFlush() -> Bool {
+    /// Reads what libpulse holds for us until the buffers hold every frame before `frame` (or
+    /// libpulse has nothing more), then hands on the partly filled buffer and returns where the
+    /// recording ends: at the last frame taken, so at or past `frame` (less only if the data stops
+    /// short of it), and where the next recording starts, so none falls between. Returns nil when it stopped
+    /// for want of a free buffer (deliver one, then call again): a consumer slower than real time
+    /// never empties libpulse's queue, so the cut is at a fixed frame, not at "queue empty". Call
+    /// within `withLock`, from a thread that is not the mainloop's.
+    func flush(upTo frame: Int64) -> Int64? {
         let complete = link.map { readAvailable($0.stream) } ?? filler.writeOwedSilence()
+        guard complete || filler.framePosition >= frame else { return nil }
         filler.handOff()
-        return complete
+        return filler.framePosition
     }
 
-    /// Asks the server how much it has captured for this stream, then waits (up to `timeout` seconds)
-    /// until all of it has arrived here, as the read callback takes it. Returns the timeline frame up
-    /// to which the server had captured when asked, or nil if it could not say. Call within
-    /// `withLock`, from a thread that is not the mainloop's.
-    func awaitServerCapturedFrames(timeout: Double) -> Int64? {
-        guard let link, PA_STREAM_IS_GOOD(pa_stream_get_state(link.stream)) != 0 else { return nil }
-        let connection = link.connection
-        let mainloop = connection.mainloop
-        connection.wait(for: pa_stream_update_timing_info(link.stream, { _, _, userdata in
-            pa_threaded_mainloop_signal(OpaquePointer(userdata), 0)
-        }, UnsafeMutableRawPointer(mainloop)))
-        guard let info = pa_stream_get_timing_info(link.stream)?.pointee, info.write_index_corrupt == 0 else {
-            return nil
-        }
-        let target = link.baseBytes + info.write_index
-        // A one-shot timer on the mainloop bounds the wait; both it and the read callback wake us.
-        final class Deadline {
-            let mainloop: OpaquePointer
-            var expired = false
-            init(mainloop: OpaquePointer) { self.mainloop = mainloop }
-        }
-        let deadline = Deadline(mainloop: mainloop)
-        let timer = pa_context_rttime_new(connection.context, pa_rtclock_now() + pa_usec_t(timeout * 1_000_000),
-                                          { _, _, _, userdata in
-            let deadline = Unmanaged<Deadline>.fromOpaque(userdata!).takeUnretainedValue()
-            deadline.expired = true
-            pa_threaded_mainloop_signal(deadline.mainloop, 0)
-        }, Unmanaged.passUnretained(deadline).toOpaque())
+    /// The timeline frame up to which data has arrived here: taken into buffers or waiting in
+    /// libpulse's queue. Call within `withLock`.
+    var arrivedFrames: Int64 {
+        let queued = link.map { Int64(pa_stream_readable_size($0.stream)) - Int64(fragmentOffset) } ?? 0
+        return (Int64(filler.timelineFrames) * Int64(format.bytesPerFrame) + queued) / Int64(format.bytesPerFrame)
+    }
+
+    // MARK: Draining at a stop (AudioQueueFlush)
+
+    /// Asks the server how much it has captured for this stream; the answer comes back on the
+    /// mainloop thread, which posts `dataReady`, and `drainStatus()` tells when it has all arrived.
+    /// Nothing waits here. Returns false when there is no stream to ask. Call within `withLock`.
+    func requestCapturedPosition() -> Bool {
+        endDrain()
+        guard let link, PA_STREAM_IS_GOOD(pa_stream_get_state(link.stream)) != 0 else { return false }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        guard let operation = pa_stream_update_timing_info(link.stream, { stream, success, userdata in
+            let capture = Unmanaged<CaptureStream>.fromOpaque(userdata!).takeUnretainedValue()
+            capture.timingAnswered(stream!, success: success != 0)
+        }, me) else { return false }
+        timingOperation = operation
+        capturedAnswer = .none
         drainWaiting = true
-        func received() -> Int64 {
-            Int64(filler.timelineFrames) * Int64(format.bytesPerFrame)
-                + Int64(pa_stream_readable_size(link.stream)) - Int64(fragmentOffset)
+        return true
+    }
+
+    /// On the mainloop thread, lock held: keeps the server's write index for this stream.
+    private func timingAnswered(_ stream: OpaquePointer, success: Bool) {
+        guard drainWaiting, let link, link.stream == stream else { return }
+        if success, let info = pa_stream_get_timing_info(stream)?.pointee, info.write_index_corrupt == 0 {
+            capturedAnswer = .some(link.baseBytes + info.write_index)
+        } else {
+            capturedAnswer = .some(nil)
         }
-        withExtendedLifetime(deadline) {
-            while received() < target && !deadline.expired
-                    && PA_STREAM_IS_GOOD(pa_stream_get_state(link.stream)) != 0 {
-                pa_threaded_mainloop_wait(mainloop)
-            }
-            if let timer { pa_threaded_mainloop_get_api(mainloop).pointee.time_free(timer) }
-        }
+        dataReady.post()
+    }
+
+    /// Where the drain stands: nil while the server's answer or its data is still on the way; else
+    /// the timeline frame up to which the server had captured when asked (`.some(nil)`: it could not
+    /// say, or the stream is gone). Call within `withLock`.
+    func drainStatus() -> Int64?? {
+        guard link != nil, !failed.load(ordering: .acquiring) else { return .some(nil) }
+        guard case .some(let answer) = capturedAnswer else { return nil }
+        guard let target = answer else { return .some(nil) }
+        let frame = target / Int64(format.bytesPerFrame)
+        return arrivedFrames >= frame ? .some(frame) : nil
+    }
+
+    /// Ends a drain: the read callback stops waking the delivery thread at every read, and the timing
+    /// request is cancelled if still out. Call within `withLock`.
+    func endDrain() {
         drainWaiting = false
-        return target / Int64(format.bytesPerFrame)
+        capturedAnswer = nil
+        if let operation = timingOperation {
+            if pa_operation_get_state(operation) == PA_OPERATION_RUNNING { pa_operation_cancel(operation) }
+            pa_operation_unref(operation)
+            timingOperation = nil
+        }
     }
 
     /// Called by the consumer after it freed a buffer, if `stalled` was set: reads on, under the lock.
@@ -302,7 +336,23 @@ final class CaptureStream: @unchecked Sendable {
     @discardableResult
     private func readAvailable(_ stream: OpaquePointer) -> Bool {
         guard !closed.load(ordering: .acquiring) else { return true }
-        guard filler.writeOwedSilence() else { return stall(stream) }
+        while true {
+            if readWhileBuffersAreFree(stream) {
+                stalled.store(false, ordering: .releasing)
+                return true
+            }
+            // No free buffer. Announce the stall, then look again: the consumer frees a buffer and then
+            // looks at `stalled` (with the same fences), so one of the two sides sees the other and a
+            // freed buffer is never missed (the consumer resumes us, or we read on here).
+            stalled.store(true, ordering: .sequentiallyConsistent)
+            atomicMemoryFence(ordering: .sequentiallyConsistent)
+            if pool.free.isEmptyForConsumer { return stall(stream) }
+        }
+    }
+
+    /// Takes fragments while buffers are free; false when it stopped for want of one.
+    private func readWhileBuffersAreFree(_ stream: OpaquePointer) -> Bool {
+        guard filler.writeOwedSilence() else { return false }
         while pa_stream_readable_size(stream) > 0 {
             var data: UnsafeRawPointer?
             var length = 0
@@ -314,17 +364,15 @@ final class CaptureStream: @unchecked Sendable {
             if length == 0 { break }
             let start = data.map { $0 + fragmentOffset }
             fragmentOffset += filler.append(start, length - fragmentOffset)
-            guard fragmentOffset == length else { return stall(stream) }
+            guard fragmentOffset == length else { return false }
             fragmentOffset = 0
             pa_stream_drop(stream)
         }
-        stalled.store(false, ordering: .releasing)
         return true
     }
 
     /// No free buffer: leave data queued, unless the queue is about to overflow; then drop from its head.
     private func stall(_ stream: OpaquePointer) -> Bool {
-        stalled.store(true, ordering: .releasing)
         while pa_stream_readable_size(stream) >= dropThreshold {
             var data: UnsafeRawPointer?
             var length = 0
@@ -338,71 +386,67 @@ final class CaptureStream: @unchecked Sendable {
 
     // MARK: Loss and reconnection
 
-    /// Disconnects the failed stream and its connection; the timeline keeps its position.
+    /// Releases the failed stream; the timeline keeps its position, the connection stays.
     /// Returns the CLOCK_MONOTONIC nanoseconds at which capture stopped: when the last data arrived
     /// (or, if none ever did, when the failure was seen).
     func detachFailed() -> Int64 {
-        linkLock.lock()
-        defer { linkLock.unlock() }
-        if let old = link {
-            link = nil
-            Self.closeLink(old)
+        withLock {
+            endDrain()
+            if let old = link {
+                link = nil
+                Self.release(old.stream)
+            }
         }
         let last = lastDataAt.load(ordering: .relaxed)
         return last > 0 ? last : failedAt.load(ordering: .relaxed)
     }
 
-    /// One attempt to connect again to the same server and source. On success, owes silence for the
-    /// time since `lostAt` (the gap) and resumes capture; returns the gap in frames. Throws the reason
-    /// the attempt failed.
+    /// One attempt to capture again from the same server and source, on the same mainloop: a new
+    /// context if the old one died, then a new stream. On success, owes silence for the time since
+    /// `lostAt` (the gap) and resumes capture; returns the gap in frames. Throws the reason the
+    /// attempt failed.
     func reconnect(lostAt: Int64) throws(RecorderError) -> Int64 {
-        let connection = try PulseConnection(server: server, clientName: clientName)
-        let stream: OpaquePointer
-        do {
-            stream = try Self.openStream(on: connection, format: format, source: sourceName,
+        try withLockThrowing { () throws(RecorderError) in
+            guard !closed.load(ordering: .acquiring) else {
+                throw RecorderError(.invalidState, "the recorder was stopped while reconnecting")
+            }
+            if !connection.isReady { try connection.reconnect() }
+        }
+        let stream = try Self.openStream(on: connection, format: format, source: sourceName,
                                          fragmentBytes: fragmentBytes, maxQueueBytes: requestedQueueBytes).0
-        } catch {
-            connection.close()
-            throw error
+        return try withLockThrowing { () throws(RecorderError) -> Int64 in
+            guard !closed.load(ordering: .acquiring) else {
+                Self.release(stream)
+                throw RecorderError(.invalidState, "the recorder was stopped while reconnecting")
+            }
+            let elapsed = Double(monotonicNanoseconds() - lostAt) / 1e9
+            let gap = Int64((elapsed * Double(format.sampleRate)).rounded())
+            filler.insertGap(frames: gap)
+            fragmentOffset = 0
+            let base = Int64(filler.timelineFrames) * Int64(format.bytesPerFrame)
+            failed.store(false, ordering: .releasing)
+            install(Link(stream: stream, baseBytes: base))
+            return gap
         }
-        linkLock.lock()
-        defer { linkLock.unlock() }
-        guard !closed.load(ordering: .acquiring) else {
-            Self.closeLink(Link(connection: connection, stream: stream, baseBytes: 0))
-            throw RecorderError(.invalidState, "the recorder was stopped while reconnecting")
-        }
-        let elapsed = Double(monotonicNanoseconds() - lostAt) / 1e9
-        let gap = Int64((elapsed * Double(format.sampleRate)).rounded())
-        filler.insertGap(frames: gap)
-        fragmentOffset = 0
-        let base = Int64(filler.timelineFrames) * Int64(format.bytesPerFrame)
-        failed.store(false, ordering: .releasing)
-        install(Link(connection: connection, stream: stream, baseBytes: base))
-        return gap
     }
 
-    private static func closeLink(_ link: Link) {
-        link.connection.withLock {
-            pa_stream_set_read_callback(link.stream, nil, nil)
-            pa_stream_set_moved_callback(link.stream, nil, nil)
-            pa_stream_set_suspended_callback(link.stream, nil, nil)
-            pa_stream_set_state_callback(link.stream, nil, nil)
-            if PA_STREAM_IS_GOOD(pa_stream_get_state(link.stream)) != 0 { pa_stream_disconnect(link.stream) }
-            pa_stream_unref(link.stream)
-        }
-        link.connection.close()
+    private func withLockThrowing<T>(_ body: () throws(RecorderError) -> T) throws(RecorderError) -> T {
+        try connection.withLock(body)
     }
 
-    /// Clears the callbacks, disconnects and closes the connection; afterwards nothing more is
-    /// delivered. Idempotent.
+    /// Clears the callbacks, cancels a pending request, disconnects and closes the connection;
+    /// afterwards nothing more is delivered and no callback runs. Idempotent.
     func close() {
-        linkLock.lock()
-        defer { linkLock.unlock() }
-        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        if let old = link {
-            link = nil
-            Self.closeLink(old)
+        let first = withLock { () -> Bool in
+            guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return false }
+            endDrain()
+            if let old = link {
+                link = nil
+                Self.release(old.stream)
+            }
+            return true
         }
+        if first { connection.close() }
     }
 }
 
@@ -411,37 +455,4 @@ func monotonicNanoseconds() -> Int64 {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-}
-
-/// A plain pthread mutex, for locks taken and released in different scopes.
-final class PosixMutex: @unchecked Sendable {
-    // @unchecked Sendable: pthread mutexes are made to be shared between threads; the pointer is fixed.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    init() {
-        mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-    }
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
-}
-
-/// A value behind a pthread mutex. Synchronization's Mutex would do the same, but ThreadSanitizer cannot
-/// see its futex-based locking (the standard library is not instrumented) and reports false races, which
-/// would hide real ones in the test command's TSan pass.
-final class Locked<Value>: @unchecked Sendable {
-    // @unchecked Sendable: `value` is only touched inside `withLock`, while `mutex` is held.
-    private let mutex = PosixMutex()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
-        mutex.lock()
-        defer { mutex.unlock() }
-        return try body(&value)
-    }
 }

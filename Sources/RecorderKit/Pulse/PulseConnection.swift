@@ -16,64 +16,99 @@ public struct SourceInfo: Hashable, Sendable {
     public let isDefault: Bool
 }
 
-/// Owns `pa_threaded_mainloop` and `pa_context`.
+/// Owns `pa_threaded_mainloop` and `pa_context`: one mainloop (and so one mainloop thread) for the
+/// object's life; after a loss, `reconnect()` replaces only the context, as cubeb does.
 ///
 /// Rules (libpulse's threaded-mainloop contract, as cubeb keeps it): every libpulse call from a thread
 /// other than the mainloop's runs under `lock()`; callbacks run on the mainloop thread with the lock
 /// already held, so they never lock and never block, they only record and `signal`.
 final class PulseConnection: @unchecked Sendable {
     // @unchecked Sendable: the C handles are only used under the mainloop lock (or before the mainloop
-    // starts / after it stops), which is what libpulse requires for cross-thread use.
+    // starts / after it stops), which is what libpulse requires for cross-thread use; `context` is
+    // replaced only under that lock.
     let mainloop: OpaquePointer
-    let context: OpaquePointer
+    private(set) var context: OpaquePointer
     /// The address tried, for messages: the caller's, PULSE_SERVER, or libpulse's default lookup.
     let serverDescription: String
+    private let server: String?
+    private let clientName: String
     private var closed = false
 
     init(server: String?, clientName: String) throws(RecorderError) {
+        self.server = server
+        self.clientName = clientName
         serverDescription = server ?? getenv("PULSE_SERVER").map { String(cString: $0) }
             ?? "the default server (libpulse's lookup: $PULSE_RUNTIME_PATH or $XDG_RUNTIME_DIR/pulse/native)"
         guard let mainloop = pa_threaded_mainloop_new() else {
             throw RecorderError(.serverUnreachable, "cannot create a PulseAudio mainloop (out of memory?)")
         }
         self.mainloop = mainloop
-        pa_threaded_mainloop_lock(mainloop)
         guard let context = pa_context_new(pa_threaded_mainloop_get_api(mainloop), clientName) else {
-            pa_threaded_mainloop_unlock(mainloop)
             pa_threaded_mainloop_free(mainloop)
             throw RecorderError(.serverUnreachable, "cannot create a PulseAudio context (out of memory?)")
         }
         self.context = context
-        pa_context_set_state_callback(context, { _, userdata in
-            pa_threaded_mainloop_signal(OpaquePointer(userdata), 0)
-        }, UnsafeMutableRawPointer(mainloop))
-
-        var failure: String?
-        if pa_context_connect(context, server, PA_CONTEXT_NOFLAGS, nil) < 0 {
-            failure = String(cString: pa_strerror(pa_context_errno(context)))
-        } else if pa_threaded_mainloop_start(mainloop) < 0 {
-            failure = "cannot start the PulseAudio mainloop thread"
-        } else {
-            while true {
-                let state = pa_context_get_state(context)
-                if state == PA_CONTEXT_READY { break }
-                if PA_CONTEXT_IS_GOOD(state) == 0 {
-                    failure = String(cString: pa_strerror(pa_context_errno(context)))
-                    break
-                }
-                pa_threaded_mainloop_wait(mainloop)
-            }
+        guard pa_threaded_mainloop_start(mainloop) >= 0 else {
+            pa_context_unref(context)
+            closed = true  // deinit frees the mainloop
+            throw RecorderError(.serverUnreachable, "cannot start the PulseAudio mainloop thread")
         }
-        pa_threaded_mainloop_unlock(mainloop)
+        lock()
+        let failure = connect(context)
+        unlock()
         if let failure {
             close()
-            throw RecorderError(.serverUnreachable,
-                "cannot connect to PulseAudio server \(serverDescription): \(failure); start PulseAudio "
-                + "(or PipeWire's pipewire-pulse), or name a running server with PULSE_SERVER or the server option")
+            throw failure
         }
     }
 
-    deinit { close() }
+    /// Connects `context` and waits until it is ready or has failed. Call with the lock held.
+    private func connect(_ context: OpaquePointer) -> RecorderError? {
+        pa_context_set_state_callback(context, { _, userdata in
+            pa_threaded_mainloop_signal(OpaquePointer(userdata), 0)
+        }, UnsafeMutableRawPointer(mainloop))
+        if pa_context_connect(context, server, PA_CONTEXT_NOFLAGS, nil) >= 0 {
+            while true {
+                let state = pa_context_get_state(context)
+                if state == PA_CONTEXT_READY { return nil }
+                if PA_CONTEXT_IS_GOOD(state) == 0 { break }
+                pa_threaded_mainloop_wait(mainloop)
+            }
+        }
+        let code = pa_context_errno(context)
+        return RecorderError(.serverUnreachable,
+            "cannot connect to PulseAudio server \(serverDescription): \(String(cString: pa_strerror(code))); start PulseAudio "
+            + "(or PipeWire's pipewire-pulse), or name a running server with PULSE_SERVER or the server option",
+            underlying: .init(.pulseAudio, code))
+    }
+
+    /// True while the context is connected and ready. Call with the lock held.
+    var isReady: Bool { pa_context_get_state(context) == PA_CONTEXT_READY }
+
+    /// Replaces a failed context with a new one on the same mainloop and connects it (the mainloop
+    /// thread goes on: no thread is created). Call with the lock held, from a thread that is not the
+    /// mainloop's; streams of the old context must have been released.
+    func reconnect() throws(RecorderError) {
+        guard !closed else { throw RecorderError(.invalidState, "the connection was closed") }
+        guard let fresh = pa_context_new(pa_threaded_mainloop_get_api(mainloop), clientName) else {
+            throw RecorderError(.serverUnreachable, "cannot create a PulseAudio context (out of memory?)")
+        }
+        release(context)
+        context = fresh
+        if let failure = connect(fresh) { throw failure }
+    }
+
+    private func release(_ context: OpaquePointer) {
+        pa_context_set_state_callback(context, nil, nil)
+        if PA_CONTEXT_IS_GOOD(pa_context_get_state(context)) != 0 { pa_context_disconnect(context) }
+        pa_context_unref(context)
+    }
+
+    deinit {
+        assert(closed, "PulseConnection to \(serverDescription) deinitialized without close()")
+        if !closed { close() }
+        pa_threaded_mainloop_free(mainloop)
+    }
 
     func lock() { pa_threaded_mainloop_lock(mainloop) }
     func unlock() { pa_threaded_mainloop_unlock(mainloop) }
@@ -97,6 +132,9 @@ final class PulseConnection: @unchecked Sendable {
 
     /// The last context error as libpulse words it.
     var lastError: String { String(cString: pa_strerror(pa_context_errno(context))) }
+
+    /// The last context error's code, to keep as a RecorderError's cause.
+    var lastErrorCode: RecorderError.UnderlyingError { .init(.pulseAudio, pa_context_errno(context)) }
 
     /// The server's name for itself, e.g. "unix:/run/user/1000/pulse/native".
     var serverName: String {
@@ -177,18 +215,16 @@ final class PulseConnection: @unchecked Sendable {
         }
     }
 
-    /// Disconnects and frees, in libpulse's order: context under the lock, then stop the mainloop
-    /// without it, then free. Idempotent.
+    /// Disconnects, in libpulse's order: the context under the lock, then the mainloop thread is stopped
+    /// without it. The mainloop itself is freed at deinit, so a `lock()` after `close()` is still safe.
+    /// Idempotent.
     func close() {
         guard !closed else { return }
         closed = true
-        pa_threaded_mainloop_lock(mainloop)
-        pa_context_set_state_callback(context, nil, nil)
-        pa_context_disconnect(context)
-        pa_context_unref(context)
-        pa_threaded_mainloop_unlock(mainloop)
+        lock()
+        release(context)
+        unlock()
         pa_threaded_mainloop_stop(mainloop)
-        pa_threaded_mainloop_free(mainloop)
     }
 }
 

@@ -1,0 +1,82 @@
+// The locks every thread in the package shares: a pthread mutex and condition variable, and a value
+// behind one. `package`, so the command uses the same lock as the library (and ThreadSanitizer sees both).
+import Glibc
+
+/// A plain pthread mutex with a condition variable, for locks taken and released in different scopes
+/// and for waits that re-check their condition under the lock.
+package final class PosixMutex: @unchecked Sendable {
+    // @unchecked Sendable: pthread mutexes and condition variables are made to be shared between
+    // threads; the pointers are fixed.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    package init() {
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        condition = .allocate(capacity: 1)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+    deinit {
+        pthread_cond_destroy(condition)
+        condition.deallocate()
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+    package func lock() { pthread_mutex_lock(mutex) }
+    package func unlock() { pthread_mutex_unlock(mutex) }
+    /// With the mutex held: sleeps until `broadcast` (or a spurious wake-up; callers loop).
+    package func wait() { pthread_cond_wait(condition, mutex) }
+    /// With the mutex held: as `wait`, but returns by CLOCK_MONOTONIC nanoseconds `deadline` at the latest.
+    package func wait(deadline: Int64) {
+        var time = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+        pthread_cond_timedwait(condition, mutex, &time)
+    }
+    package func broadcast() { pthread_cond_broadcast(condition) }
+}
+
+/// A value behind a pthread mutex. Synchronization's Mutex would do the same, but ThreadSanitizer cannot
+/// see its futex-based locking (the standard library is not instrumented) and reports false races, which
+/// would hide real ones in the test command's TSan pass.
+package final class Locked<Value>: @unchecked Sendable {
+    // @unchecked Sendable: `value` is only touched inside `withLock` or `wait`, while `mutex` is held.
+    private let mutex = PosixMutex()
+    private var value: Value
+
+    package init(_ value: Value) { self.value = value }
+
+    package func withLock<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
+        mutex.lock()
+        defer { mutex.unlock() }
+        return try body(&value)
+    }
+
+    /// Changes the value and wakes every thread in `wait`.
+    package func withLockBroadcasting<R>(_ body: (inout Value) -> R) -> R {
+        mutex.lock()
+        defer {
+            mutex.broadcast()
+            mutex.unlock()
+        }
+        return body(&value)
+    }
+
+    /// Blocks until `done` holds (checked under the lock at every wake-up) or, with a deadline
+    /// (CLOCK_MONOTONIC nanoseconds), until then; returns `done`'s last answer.
+    @discardableResult
+    package func wait(deadline: Int64? = nil, until done: (Value) -> Bool) -> Bool {
+        mutex.lock()
+        defer { mutex.unlock() }
+        while !done(value) {
+            if let deadline {
+                guard monotonicNanoseconds() < deadline else { return false }
+                mutex.wait(deadline: deadline)
+            } else {
+                mutex.wait()
+            }
+        }
+        return true
+    }
+}
