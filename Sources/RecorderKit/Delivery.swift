@@ -185,9 +185,23 @@ final class Delivery: Sendable {
 
     /// Starts the delivery thread (detached: `stop()` waits for `exited`, never joins, so it can be
     /// called from the thread itself).
-    func start() {
-        let thread = startThread { [self] in run() }
-        pthread_detach(thread)
+    /// If the system refuses a thread, capture is closed and the streams finished, as at the end of
+    /// `run`, so the recorder's `stop()` returns at once.
+    func start() throws(RecorderError) {
+        switch startThread(named: "rk-delivery", { [self] in run() }) {
+        case .success(let thread):
+            pthread_detach(thread)
+        case .failure(let failure):
+            capture.close()
+            levels.finish()
+            events.finish()
+            meters.finish()
+            changeControl { $0.exited = true }
+            throw RecorderError(.streamFailed,
+                "cannot start the delivery thread: \(String(cString: strerror(failure.code))); "
+                + "the system's thread limit is reached: end other programs or raise the limit (ulimit -u), then try again",
+                underlying: .init(.posix, failure.code))
+        }
     }
 
     /// True on the delivery thread (in the input handler, or in a deinit that runs there).

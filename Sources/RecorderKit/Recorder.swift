@@ -98,7 +98,7 @@ public final class Recorder: @unchecked Sendable {
         serverName = capture.serverName
         delivery = Delivery(format: format, pool: pool, capture: capture, dataReady: dataReady,
                             reconnectTimeout: reconnectTimeout)
-        delivery.start()
+        try delivery.start()
     }
 
     deinit { stop() }

@@ -60,6 +60,8 @@ public final class RunningProcess: @unchecked Sendable {
 
     public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
+    public var pid: pid_t { process.processIdentifier }
+
     /// Waits for the exit and returns the status and all of stderr.
     public func wait() -> (status: Int32, stderr: String) {
         process.waitUntilExit()
@@ -98,13 +100,24 @@ public func offThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) a
 
 /// Runs a program that leaves daemons behind (a server stack, tmux) through python3's subprocess with
 /// `close_fds`: swift-corelibs-foundation's Process watches a descriptor that such daemons would
-/// otherwise inherit and keep open, and then never sees the program exit.
+/// otherwise inherit and keep open, and then never sees the program exit. The daemons start with no
+/// signal blocked, as from a login: a test runs on a libdispatch worker thread, which blocks nearly
+/// every signal, and Process passes that mask on (a shell in tmux would then never see SIGHUP).
 public func runLeavingDaemons(_ program: String, _ arguments: [String],
                               environment: [String: String]? = nil) throws -> ProcessResult {
-    let launcher = "import subprocess, sys; r = subprocess.run(sys.argv[1:], close_fds=True, "
+    let launcher = "import signal, subprocess, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); "
+        + "r = subprocess.run(sys.argv[1:], close_fds=True, "
         + "stdin=subprocess.DEVNULL, capture_output=True); sys.stdout.buffer.write(r.stdout); "
         + "sys.stderr.buffer.write(r.stderr); sys.exit(r.returncode)"
     return try runProcess("python3", ["-c", launcher, program] + arguments, environment: environment)
+}
+
+/// `executable ARGS` as a command line (for `RunningProcess`) that starts it with no signal blocked, as
+/// from a shell: a test runs on a libdispatch worker thread, which blocks nearly every signal, and
+/// Process passes that mask on, so the child would never see the SIGINT a test sends it.
+public func unblockingSignals(_ executable: String, _ arguments: [String]) -> (String, [String]) {
+    ("/usr/bin/env", ["python3", "-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); "
+                      + "os.execv(sys.argv[1], sys.argv[1:])", executable] + arguments)
 }
 
 /// CLOCK_MONOTONIC in seconds, for timing faults the tests inject.

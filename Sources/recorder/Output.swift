@@ -26,6 +26,8 @@ final class OutputChannel: Sendable {
         var queued: [UInt8] = []
         var writing = false
         var failure = OutputFailure()
+        /// Closed when the process started: the first write fails with EBADF, as it would have.
+        var closedAtStart = false
         var droppedBytes = 0
         var onFailure: (@Sendable (Int32) -> Void)?
     }
@@ -49,9 +51,10 @@ final class OutputChannel: Sendable {
         }
     }
 
-    /// Marks the descriptor as closed when the process started (it now points at /dev/null).
+    /// Marks the descriptor as closed when the process started (it now points at /dev/null): the
+    /// first write fails with EBADF. A command that writes nothing there is not affected.
     func markClosed() {
-        state.withLock { $0.failure.errno = EBADF }
+        state.withLock { $0.closedAtStart = true }
     }
 
     /// The first errno writing failed with, if any.
@@ -64,6 +67,7 @@ final class OutputChannel: Sendable {
         let bytes = Array(text.utf8)
         enum Next { case done, writeNow, startWriter }
         let (next, report) = state.withLock { state -> (Next, (@Sendable (Int32) -> Void, Int32)?) in
+            if state.closedAtStart && state.failure.errno == nil { state.failure.errno = EBADF }
             if let code = state.failure.errno {
                 state.droppedBytes += bytes.count
                 return (.done, Self.takeReport(&state).map { ($0, code) })
@@ -188,9 +192,10 @@ func describeOutputFailure(_ code: Int32, _ name: String) -> String {
     }
 }
 
-/// Waits (at most `seconds`) for queued output, then, if standard output failed or could not take
-/// everything, says so once on stderr. Returns the exit status that reflects it (74), or nil.
-func finishOutput(seconds: Double = 1) -> Int32? {
+/// Waits (at most `seconds`: a reader that is merely behind catches up in that time, one that stopped
+/// reading must not hold up the exit) for queued output, then, if standard output failed or could not
+/// take everything, says so once on stderr. Returns the exit status that reflects it (74), or nil.
+func finishOutput(seconds: Double = 0.5) -> Int32? {
     let outputDone = standardOutput.flush(seconds: seconds)
     var status: Int32?
     if let code = standardOutput.failure {
@@ -199,7 +204,7 @@ func finishOutput(seconds: Double = 1) -> Int32? {
         status = ExitStatus.ioError
     } else if !outputDone {
         writeError("recorder: standard output did not take the last \(standardOutput.pendingBytes) bytes within "
-                   + "\(Int(seconds)) s (its reader is not reading); they were dropped\n")
+                   + "\(format(seconds, 1)) s (its reader is not reading); they were dropped\n")
         status = ExitStatus.ioError
     } else if standardOutput.droppedBytes > 0 {
         writeError("recorder: standard output was read too slowly: \(standardOutput.droppedBytes) bytes of output "

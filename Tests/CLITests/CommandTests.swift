@@ -87,36 +87,6 @@ struct CommandTests {
         }
     }
 
-    @Test(arguments: [SIGINT, SIGTERM])
-    func aSignalLeavesACompleteFileWithEverythingPlayedBeforeIt(signal: Int32) async throws {
-        try await withPrivateServer { server in
-            let directory = try temporaryDirectory()
-            let noise = noiseSamples(count: 44_100, seed: UInt64(signal))
-            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
-            let process = try RunningProcess(try builtProduct("recorder"),
-                ["record", directory + "/take.aiff", "--source", PrivateServer.monoSink + ".monitor", "--levels-json"],
-                environment: server.clientEnvironment)
-            var lines = process.lines.makeAsyncIterator()
-            _ = await lines.next()  // recording: the first buffer has been written
-            try await server.play(directory + "/noise.wav")
-            // Wait for a whole silent buffer after the noise, then interrupt.
-            var sawSignal = false
-            while let line = await lines.next() {
-                let level = try JSONDecoder().decode(LevelLine.self, from: Data(line.utf8))
-                if level.peak_db[0] > -160 { sawSignal = true } else if sawSignal { break }
-            }
-            process.send(signal)
-            while await lines.next() != nil {}
-            let (status, stderr) = process.wait()
-            #expect(status == 0, "\(stderr)")
-            #expect(stderr.hasPrefix("recorded \(directory)/take.aiff: "))
-            #expect(stderr.hasSuffix("dropped 0 frames\n"))
-            let take = try readSoundFile(directory + "/take.aiff")
-            let start = try #require(firstIndex(of: Array(noise.prefix(64)), in: take.samples))
-            #expect(Array(take.samples[start..<min(take.samples.count, start + noise.count)]) == noise)
-        }
-    }
-
     @Test func anExistingFileIsRefusedAndKeptUnlessForceIsGiven() async throws {
         try await withPrivateServer { server in
             let path = try temporaryDirectory() + "/keep.aiff"

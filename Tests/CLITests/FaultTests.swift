@@ -122,6 +122,41 @@ struct FaultCommandTests {
         }
     }
 
+    /// A 10 s outage with --reconnect: the attempts (five a second) reuse the recorder's one mainloop
+    /// thread. The library's threads (libpulse's "threaded-ml", the delivery thread) are the same
+    /// threads before and after, and strace sees no mainloop thread started in between. (The command's
+    /// Swift-concurrency and output workers are libdispatch's: they retire when idle for seconds and come
+    /// back when the output resumes; the test lists them but they are not the reconnect's.)
+    @Test func aTenSecondOutageStartsNoThreadOfTheLibrary() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let process = try await started(directory + "/take.aiff", server, ["--reconnect", "--reconnect-timeout", "30"])
+            let before = try libraryThreads(of: process.pid)
+            #expect(before.count == 2, "\(before)")
+            let trace = directory + "/threads.txt"
+            let (strace, arguments) = unblockingSignals("/usr/bin/strace", ["-f", "-qq", "-e", "trace=clone,clone3,prctl",
+                                                                            "-o", trace, "-p", "\(process.pid)"])
+            let tracer = try RunningProcess(strace, arguments, environment: ProcessInfo.processInfo.environment)
+            while try tracerPid(of: process.pid) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            server.crash()
+            try await Task.sleep(for: .seconds(10))
+            try server.restart()
+            for await line in process.lines where line.contains("\"event\": \"gap\"") { break }
+            tracer.send(SIGINT)
+            _ = tracer.wait()
+            #expect(try libraryThreads(of: process.pid) == before)
+            let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+            let names = lines.compactMap { $0.firstMatch(of: /PR_SET_NAME, "([^"]*)"/).map { String($0.1) } }
+            #expect(!names.contains("threaded-ml"), "a mainloop thread was started during the outage: \(lines)")
+            print("outage of 10 s: \(lines.filter { $0.contains("clone") }.count) threads created, named \(names)")
+            process.send(SIGINT)
+            for await _ in process.lines {}
+            let (status, stderr) = process.wait()
+            #expect(status == 0, "\(stderr)")
+            #expect(stderr.contains("s of silence (server or source lost)"), "\(stderr)")
+        }
+    }
+
     @Test(.enabled(if: ServerKind.current == .pulseaudio,
                  "on PipeWire, moves are wireplumber's business: 0.4.13 may keep a stream on the source it asked for, so a move is not reliable there"))
     func movedAndSuspendedStreamsAreVisibleWarnings() async throws {
@@ -247,3 +282,21 @@ struct FaultCommandTests {
 
 private func format3(_ value: Double) -> String { String(format: "%.3f", value) }
 private func clockSeconds(_ value: Double) -> String { String(format: "%06.3f", value) }
+
+/// The pid tracing `pid` (TracerPid in /proc/PID/status), 0 if none.
+private func tracerPid(of pid: pid_t) throws -> Int {
+    let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+    let line = status.split(separator: "\n").first { $0.hasPrefix("TracerPid:") }
+    return line.flatMap { Int($0.dropFirst("TracerPid:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+}
+
+/// The library's threads in `pid`: thread id by name, for libpulse's mainloop and the delivery thread.
+private func libraryThreads(of pid: pid_t) throws -> [String: String] {
+    var threads: [String: String] = [:]
+    for task in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") {
+        let name = try String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        if name == "threaded-ml" || name == "rk-delivery" { threads[name] = task }
+    }
+    return threads
+}

@@ -49,7 +49,10 @@ public struct FileAnalysis: Sendable, Hashable {
             ? TruePeakScan(path: path, channels: channels, sampleRate: rate, frames: Int64(info.frames)) : nil
         let meter = try LoudnessMeter(channelCount: channels, sampleRate: rate, truePeak: scan == nil)
         let helpers = scan.map { scan in
-            (0..<min(7, max(0, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - 1))).map { _ in startThread { scan.work() } }
+            (0..<min(7, max(0, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - 1))).compactMap { _ in
+                // A helper the system refuses is a helper fewer: this thread scans too.
+                try? startThread(named: "rk-truepeak") { scan.work() }.get()
+            }
         } ?? []
         let blockFrames = max(rate, 1)
         var block = [Float](repeating: 0, count: blockFrames * channels)

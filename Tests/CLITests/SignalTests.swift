@@ -1,0 +1,362 @@
+// Issue 11 through the command: signals from the first millisecond, a terminal that closes, signals with
+// no use here, and standard output that leaves, stalls, fills or was never open.
+import Foundation
+import Testing
+import TestSupport
+
+/// Tests/Scripts/signals.py: what Swift's Process cannot do (inherited dispositions, tiny pipes, timing).
+private let signalsScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Scripts/signals.py").path
+
+/// One run of `signals.py early`.
+private struct EarlyRun: Decodable {
+    let signal: String
+    let inherited: String
+    let offset_ms: Double
+    let path: String
+    /// The exit status, a negative signal number if killed by one, or "hung".
+    let status: Status
+    let exit_ms: Double
+    let ready_ms: Double
+    let file: Bool
+
+    enum Status: Decodable, Equatable {
+        case code(Int)
+        case hung
+        init(from decoder: Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let code = try? container.decode(Int.self) { self = .code(code) } else { self = .hung }
+        }
+    }
+}
+
+/// A file the command finalized: libsndfile, sox and the AIFF chunk sizes agree on its length.
+/// Returns its frames.
+@discardableResult
+func expectCompleteAIFF(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int {
+    let file = try readSoundFile(path)
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    func bigEndian32(_ offset: Int) -> Int {
+        bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
+    }
+    #expect(bytes.count >= 12 && bigEndian32(4) + 8 == bytes.count,
+            "FORM size \(bigEndian32(4)) + 8 != file size \(bytes.count) in \(path)", sourceLocation: sourceLocation)
+    var offset = 12
+    var soundBytes: Int?
+    while offset + 8 <= bytes.count {
+        let size = bigEndian32(offset + 4)
+        // SSND: offset to the first sample, block size, then the samples.
+        if bytes[offset..<(offset + 4)].elementsEqual("SSND".utf8) { soundBytes = size - 8 - bigEndian32(offset + 8) }
+        offset += 8 + size + (size & 1)
+    }
+    let expectedBytes = file.frames * file.channels * 2
+    let held = soundBytes ?? -1
+    #expect(held == expectedBytes, "SSND holds \(held) bytes, libsndfile reads \(file.frames) frames in \(path)",
+            sourceLocation: sourceLocation)
+    let soxi = try runProcess("soxi", ["-s", path])
+    #expect(Int(soxi.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) == file.frames,
+            sourceLocation: sourceLocation)
+    return file.frames
+}
+
+/// Runs `script` with bash against `server`.
+private func bash(_ script: String, server: PrivateServer) async throws -> ProcessResult {
+    let environment = server.clientEnvironment
+    return try await offThread { try runProcess("bash", ["-c", script], environment: environment) }
+}
+
+/// Timed to 200 ms, so one test at a time, and in the test command on their own (not beside a hundred
+/// other tests and their servers on two cores, which would time the machine, not the recorder).
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct SignalTests {
+    /// The issue's matrix: SIGINT and SIGTERM at 0, 1, 5, 10, 20 and 50 ms, SIGINT inherited as default and
+    /// as ignored (a script's background job), 20 runs each. The clock starts when the process catches the
+    /// signals (its first statement; before that the kernel applies the inherited disposition to any
+    /// signal, which no program can change): every run exits 0 within 200 ms, with no file or a complete one.
+    @Test func aStopInTheFirstMillisecondsEndsTheProgramAt0WithNoFileOrACompleteOne() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let runs = ProcessInfo.processInfo.environment["EARLY_SIGNAL_RUNS"] ?? "20"
+            let recorder = try builtProduct("recorder")
+            let environment = server.clientEnvironment
+            let result = try await offThread {
+                try runProcess("python3", [signalsScript, "early", recorder, directory,
+                                           PrivateServer.monoSink + ".monitor", runs, "0", "1", "5", "10", "20", "50"],
+                               environment: environment)
+            }
+            #expect(result.status == 0, "\(result.stderr)")
+            let outcomes = try result.stdout.split(separator: "\n")
+                .map { try JSONDecoder().decode(EarlyRun.self, from: Data($0.utf8)) }
+            let expectedRuns: Int = 2 * 2 * 6 * (Int(runs) ?? 0)
+            #expect(outcomes.count == expectedRuns)
+            var files = 0
+            for run in outcomes {
+                let label = "\(run.signal) at \(run.offset_ms) ms, SIGINT inherited \(run.inherited)"
+                #expect(run.status == .code(0), "\(label): status \(run.status)")
+                #expect(run.exit_ms < 200, "\(label): exit \(run.exit_ms) ms after the signal")
+                if run.file {
+                    try expectCompleteAIFF(run.path)
+                    files += 1
+                }
+            }
+            let ready = outcomes.map(\.ready_ms).sorted()
+            print("early signals: \(outcomes.count) runs, \(files) left a file; spawn to handlers median "
+                  + "\(ready[ready.count / 2]) ms; exit after the signal max "
+                  + "\(outcomes.map(\.exit_ms).max() ?? 0) ms")
+        }
+    }
+
+    /// SIGINT (Ctrl-C), SIGTERM (kill), SIGHUP (terminal closed) and SIGQUIT (Ctrl-\, not a crash) all
+    /// stop and finalize: status 0 within 200 ms, every frame played before the signal in the file.
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP, SIGQUIT])
+    func aSignalLeavesACompleteFileWithEverythingPlayedBeforeIt(signal: Int32) async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let noise = noiseSamples(count: 44_100, seed: UInt64(signal))
+            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+            let process = try RunningProcess(try builtProduct("recorder"),
+                ["record", directory + "/take.aiff", "--source", PrivateServer.monoSink + ".monitor", "--levels-json"],
+                environment: server.clientEnvironment)
+            var lines = process.lines.makeAsyncIterator()
+            _ = await lines.next()  // recording: the first buffer has been written
+            try await server.play(directory + "/noise.wav")
+            // Wait for a whole silent buffer after the noise, then interrupt.
+            var sawSignal = false
+            while let line = await lines.next() {
+                let level = try JSONDecoder().decode(LevelLine.self, from: Data(line.utf8))
+                if level.peak_db[0] > -160 { sawSignal = true } else if sawSignal { break }
+            }
+            let sent = monotonicSeconds()
+            process.send(signal)
+            while await lines.next() != nil {}
+            let (status, stderr) = process.wait()
+            let exitTime = monotonicSeconds() - sent
+            #expect(status == 0, "\(stderr)")
+            #expect(exitTime < 0.2, "exit \(exitTime) s after the signal")
+            #expect(stderr.hasPrefix("recorded \(directory)/take.aiff: "))
+            #expect(!stderr.contains("crash") && !stderr.contains("Backtrace"), "\(stderr)")
+            #expect(stderr.hasSuffix("dropped 0 frames\n"))
+            let take = try readSoundFile(directory + "/take.aiff")
+            let start = try #require(firstIndex(of: Array(noise.prefix(64)), in: take.samples))
+            #expect(Array(take.samples[start..<min(take.samples.count, start + noise.count)]) == noise)
+        }
+    }
+
+    /// SIGUSR1, SIGUSR2 and SIGALRM have no use here: they are ignored (they used to kill the process and
+    /// lose up to 100 ms). The take goes on, and a later SIGINT finalizes it with everything in it.
+    @Test func unusedSignalsAreIgnoredAndTheTakeGoesOnUntilSIGINT() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let noise = noiseSamples(count: 22_050, seed: 0x05)
+            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+            let process = try RunningProcess(try builtProduct("recorder"),
+                ["record", directory + "/take.aiff", "--source", PrivateServer.monoSink + ".monitor", "--levels-json"],
+                environment: server.clientEnvironment)
+            var lines = process.lines.makeAsyncIterator()
+            _ = await lines.next()
+            for signal in [SIGUSR1, SIGUSR2, SIGALRM] { process.send(signal) }
+            try await server.play(directory + "/noise.wav")
+            var sawSignal = false
+            var afterIgnored = 0
+            while let line = await lines.next() {
+                afterIgnored += 1
+                let level = try JSONDecoder().decode(LevelLine.self, from: Data(line.utf8))
+                if level.peak_db[0] > -160 { sawSignal = true } else if sawSignal { break }
+            }
+            #expect(afterIgnored >= 5, "the take went on after the ignored signals")
+            let sent = monotonicSeconds()
+            process.send(SIGINT)
+            while await lines.next() != nil {}
+            let (status, stderr) = process.wait()
+            #expect(status == 0, "\(stderr)")
+            #expect(monotonicSeconds() - sent < 0.2)
+            let frames = try expectCompleteAIFF(directory + "/take.aiff")
+            #expect(stderr.contains("recorded \(directory)/take.aiff: ") && stderr.contains(" \(frames) frames,"))
+            let take = try readSoundFile(directory + "/take.aiff")
+            let start = try #require(firstIndex(of: Array(noise.prefix(64)), in: take.samples))
+            #expect(Array(take.samples[start..<min(take.samples.count, start + noise.count)]) == noise)
+        }
+    }
+
+    /// A terminal closed under a recording (tmux kill-session: the interactive shell gets SIGHUP and passes
+    /// it to its job): the recorder finalizes and is gone within 200 ms, the played noise bit-exact.
+    @Test func closingTheTerminalFinalizesTheTake() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let noise = noiseSamples(count: 22_050, seed: 0x1D)
+            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+            let terminal = Terminal()
+            try terminal.start("bash --norc --noprofile -i", width: 120,
+                               environment: ["PULSE_SERVER": server.address, "PS1": "$ "])
+            let levels = directory + "/levels.jsonl"
+            try terminal.tmux(["send-keys", "\(try builtProduct("recorder")) record \(directory)/take.aiff "
+                               + "--source \(PrivateServer.monoSink).monitor --levels-json > \(levels)", "Enter"])
+            let pid = try await recorderProcess(writing: directory + "/take.aiff")
+            try await waitForLines(in: levels, count: 1)
+            try await server.play(directory + "/noise.wav")
+            try await waitForSilenceAfterSignal(in: levels)
+            let sent = monotonicSeconds()
+            try terminal.tmux(["kill-session"])
+            while isRunning(pid) {
+                guard monotonicSeconds() - sent < 5 else { 
+                    let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? "?"
+                    let command = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? "?"
+                    let parent = stat.split(separator: " ")[3]
+                    let parentStatus = (try? String(contentsOfFile: "/proc/\(parent)/status", encoding: .utf8)) ?? "?"
+                    throw TestFailure("recorder \(pid) still runs 5 s after the terminal closed: \(stat) \(command) PARENT \(parentStatus)")
+                }
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            #expect(monotonicSeconds() - sent < 0.2)
+            try expectCompleteAIFF(directory + "/take.aiff")
+            let take = try readSoundFile(directory + "/take.aiff")
+            let start = try #require(firstIndex(of: Array(noise.prefix(64)), in: take.samples))
+            #expect(Array(take.samples[start..<min(take.samples.count, start + noise.count)]) == noise)
+            // The levels end with the last buffer written: nothing claimed beyond the file.
+            let last = try levelLines(String(contentsOfFile: levels, encoding: .utf8)).last
+            #expect(last?.frames == Int64(take.frames))
+        }
+    }
+
+    /// Ctrl-\ (SIGQUIT) in a terminal: a stop like Ctrl-C, not the runtime's "Program crashed" backtrace
+    /// and its "Press space to interact" prompt. The shell then reports status 0.
+    @Test func controlBackslashInATerminalStopsLikeControlC() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/take.aiff"
+            let terminal = Terminal()
+            try terminal.start("bash --norc --noprofile -i", width: 160,
+                               environment: ["PULSE_SERVER": server.address, "PS1": "$ ", "NO_COLOR": ""])
+            try terminal.tmux(["send-keys", "\(try builtProduct("recorder")) record \(path) "
+                               + "--source \(PrivateServer.monoSink).monitor; echo stat''us=$?", "Enter"])  // the echo, not the typed line
+            _ = try await terminal.waitFor("dBFS")
+            try terminal.tmux(["send-keys", "C-\\"])
+            let screen = try await terminal.waitFor("status=")
+            #expect(screen.contains("status=0"), "\(screen)")
+            #expect(screen.contains("recorded \(path): "), "\(screen)")
+            #expect(!screen.contains("crash") && !screen.contains("Press space"), "\(screen)")
+            let frames = try expectCompleteAIFF(path)
+            #expect(screen.contains(" \(frames) frames,"))
+        }
+    }
+
+    /// `--levels-json | head -1`: the reader leaves after one line. The take goes on to its end with one
+    /// warning; the run exits 74 (output lost) with the file complete.
+    @Test func aReaderThatLeavesIsReportedOnceAndTheTakeIsKept() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/take.aiff"
+            let result = try await bash("'\(try builtProduct("recorder"))' record '\(path)' --source "
+                + "\(PrivateServer.monoSink).monitor --levels-json --duration 1 | head -1; "
+                + "echo \"status=${PIPESTATUS[0]}\" >&2", server: server)
+            #expect(result.stdout.split(separator: "\n").count == 1)
+            #expect(result.stderr.contains("status=74"), "\(result.stderr)")
+            #expect(result.stderr.components(separatedBy: "standard output was closed by its reader").count == 3,
+                    "one warning while recording, one line at the end: \(result.stderr)")
+            #expect(result.stderr.contains("the recording goes on, without more level lines"))
+            #expect(try expectCompleteAIFF(path) == 44_100)
+        }
+    }
+
+    /// A reader that stops reading (`| sleep 25`, its pipe full): SIGINT still ends the run promptly
+    /// (the last lines are dropped after 0.5 s and said to be), exit 74, the file complete.
+    @Test func aStalledReaderDoesNotHoldUpTheStop() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/take.aiff"
+            let recorder = try builtProduct("recorder")
+            let environment = server.clientEnvironment
+            let result = try await offThread {
+                try runProcess("python3", [signalsScript, "stalled-reader", recorder, path,
+                                           PrivateServer.monoSink + ".monitor"], environment: environment)
+            }
+            struct Outcome: Decodable {
+                let status: Int
+                let exit_ms: Double
+                let pipe_bytes: Int
+                let stderr: String
+            }
+            let outcome = try JSONDecoder().decode(Outcome.self, from: Data(result.stdout.utf8))
+            #expect(outcome.pipe_bytes > 3_800, "the pipe filled")
+            #expect(outcome.status == 74, "\(outcome.stderr)")
+            #expect(outcome.exit_ms < 1_000)
+            #expect(outcome.stderr.contains("(its reader is not reading); they were dropped"), "\(outcome.stderr)")
+            let frames = try expectCompleteAIFF(path)
+            #expect(outcome.stderr.contains(" \(frames) frames,"))
+        }
+    }
+
+    /// Standard output full (/dev/full) or closed (`>&-`): with level lines to write, one warning and exit
+    /// 74, the file complete; with nothing to write there, nothing to report (exit 0).
+    @Test(arguments: ["> /dev/full", ">&-"])
+    func aFullOrClosedStandardOutputIsReportedOnlyWhenWrittenTo(redirection: String) async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let command = "'\(try builtProduct("recorder"))' record --source \(PrivateServer.monoSink).monitor --duration 0.5"
+            let json = try await bash("\(command) '\(directory)/json.aiff' --levels-json \(redirection)", server: server)
+            #expect(json.status == 74, "\(json.stderr)")
+            let reason = redirection == ">&-" ? "standard output is closed (Bad file descriptor)"
+                : "writing to standard output failed: No space left on device"
+            #expect(json.stderr.contains("recorder: warning: at 00:00.100 \(reason); the recording goes on"), "\(json.stderr)")
+            #expect(json.stderr.contains("recorder: \(reason); "), "\(json.stderr)")
+            #expect(try expectCompleteAIFF(directory + "/json.aiff") == 22_050)
+            let plain = try await bash("\(command) '\(directory)/plain.aiff' \(redirection)", server: server)
+            #expect(plain.status == 0, "\(plain.stderr)")
+            #expect(!plain.stderr.contains("standard output"))
+            #expect(try expectCompleteAIFF(directory + "/plain.aiff") == 22_050)
+        }
+    }
+
+    /// The one-shot commands report a failed write to stdout with one line and 74, instead of exit 0.
+    @Test(arguments: [["sources"], ["--help"], ["analyze", "TAKE"]])
+    func everyCommandReportsAFailedWriteToStandardOutput(arguments: [String]) async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            try writeWAV(directory + "/take.wav", samples: noiseSamples(count: 4_410), channels: 1)
+            let words = arguments.map { $0 == "TAKE" ? "'\(directory)/take.wav'" : $0 }.joined(separator: " ")
+            let result = try await bash("'\(try builtProduct("recorder"))' \(words) > /dev/full", server: server)
+            #expect(result.status == 74, "\(result.stderr)")
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].hasPrefix("recorder: writing to standard output failed: No space left on device"),
+                    "\(result.stderr)")
+        }
+    }
+}
+
+/// The pid of the `recorder record PATH` process, once it runs (bounded at 10 s).
+private func recorderProcess(writing path: String) async throws -> pid_t {
+    for _ in 0..<1_000 {
+        let found = try runProcess("pgrep", ["-f", "recorder record \(path) "])
+        if let pid = found.stdout.split(separator: "\n").first.flatMap({ pid_t($0) }) { return pid }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    throw TestFailure("no recorder process writing \(path) appeared")
+}
+
+/// Waits (bounded at 10 s) until the file has `count` complete lines.
+private func waitForLines(in path: String, count: Int) async throws {
+    for _ in 0..<1_000 {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        if text.split(separator: "\n").count >= count { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    throw TestFailure("\(path) never had \(count) lines")
+}
+
+/// Waits (bounded at 10 s) until the level lines in `path` show signal and then a silent buffer.
+private func waitForSilenceAfterSignal(in path: String) async throws {
+    for _ in 0..<1_000 {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        let complete = text.hasSuffix("\n") ? text : String(text[..<(text.lastIndex(of: "\n") ?? text.startIndex)])
+        let levels = (try? levelLines(complete)) ?? []
+        if let loud = levels.firstIndex(where: { $0.peak_db[0] > -160 }),
+           levels[loud...].contains(where: { $0.peak_db[0] == -160 }) { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    throw TestFailure("\(path) never showed the signal followed by silence")
+}
+
+/// Whether `pid` still runs: it exists and is not a zombie (an orphan whose exit nobody has collected yet,
+/// as when the shell that started it went with the terminal).
+private func isRunning(_ pid: pid_t) -> Bool {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")") else { return false }
+    return stat[stat.index(close, offsetBy: 2)] != "Z"
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Signal and pipe timings for the CLI tests: what Swift's Process cannot do (set a signal's inherited
+disposition, shrink a pipe, busy-wait to the millisecond). Each run prints one JSON line; the Swift tests
+judge them and check the files.
+
+  signals.py early RECORDER DIRECTORY SOURCE RUNS OFFSET_MS...
+      For SIGINT and SIGTERM, SIGINT inherited as default and as ignored (a background job of a script),
+      each offset and RUNS runs: starts `RECORDER record DIRECTORY/NAME.aiff --source SOURCE --quiet`,
+      waits until the process catches SIGINT and SIGTERM (its first statement; /proc/PID/status SigCgt),
+      sends the signal OFFSET_MS later, and reports the exit status and the milliseconds from the signal
+      to the exit, and the milliseconds from spawn to the handlers.
+  signals.py stalled-reader RECORDER PATH SOURCE
+      Records with --levels-json into a 4 KiB pipe nobody reads; once the pipe is full, sends SIGINT and
+      reports the status, the milliseconds to the exit, and stderr.
+"""
+import fcntl, json, os, signal, subprocess, sys, time
+
+def catches(pid, numbers):
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("SigCgt:"):
+                    mask = int(line.split()[1], 16)
+                    return all(mask & (1 << (n - 1)) for n in numbers)
+    except FileNotFoundError:
+        return None
+    return False
+
+def early(recorder, directory, source, runs, offsets):
+    for number in (signal.SIGINT, signal.SIGTERM):
+        for inherited in ("default", "ignored"):
+            def prepare(inherited=inherited):
+                signal.signal(signal.SIGINT, signal.SIG_IGN if inherited == "ignored" else signal.SIG_DFL)
+            for offset in offsets:
+                for run in range(runs):
+                    name = f"{number.name}-{inherited}-{offset}-{run}"
+                    path = os.path.join(directory, name + ".aiff")
+                    with open(os.path.join(directory, name + ".err"), "wb") as errors:
+                        spawned = time.monotonic()
+                        process = subprocess.Popen([recorder, "record", path, "--source", source, "--quiet"],
+                                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                                   stderr=errors, preexec_fn=prepare)
+                        while not catches(process.pid, (signal.SIGINT, signal.SIGTERM)):
+                            if process.poll() is not None:
+                                break
+                        ready = time.monotonic()
+                        while time.monotonic() < ready + offset / 1000:
+                            pass
+                        sent = time.monotonic()
+                        process.send_signal(number)
+                        try:
+                            status = process.wait(timeout=10)
+                        except subprocess.TimeoutExpired:
+                            process.kill()
+                            status = "hung"
+                        ended = time.monotonic()
+                    print(json.dumps({"signal": number.name, "inherited": inherited, "offset_ms": offset,
+                                      "path": path, "status": status,
+                                      "exit_ms": (ended - sent) * 1000, "ready_ms": (ready - spawned) * 1000,
+                                      "file": os.path.exists(path)}), flush=True)
+
+def stalled_reader(recorder, path, source):
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, 1031, 4096)  # F_SETPIPE_SZ: the smallest pipe, full in seconds
+    process = subprocess.Popen([recorder, "record", path, "--source", source, "--levels-json"],
+                               stdin=subprocess.DEVNULL, stdout=write_end, stderr=subprocess.PIPE)
+    os.close(write_end)
+    started = time.monotonic()
+    buffered = bytearray(4)
+    while time.monotonic() < started + 30:
+        fcntl.ioctl(read_end, 0x541B, buffered)  # FIONREAD: bytes waiting in the pipe
+        if int.from_bytes(buffered, sys.byteorder) > 4096 - 200:
+            break
+        time.sleep(0.05)
+    waiting = int.from_bytes(buffered, sys.byteorder)
+    time.sleep(0.5)  # the writer is now blocked and more lines are queued behind it
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    try:
+        status = process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        status = "hung"
+    ended = time.monotonic()
+    errors = process.stderr.read().decode()
+    os.close(read_end)
+    print(json.dumps({"status": status, "exit_ms": (ended - sent) * 1000, "pipe_bytes": waiting,
+                      "filled_s": sent - started, "stderr": errors}), flush=True)
+
+if __name__ == "__main__":
+    # As from a login shell: nothing blocked (the test runner's threads block nearly every signal, and a
+    # child would inherit that; a blocked signal waits instead of acting, which would hide the window).
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    if sys.argv[1] == "early":
+        early(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), [float(x) for x in sys.argv[6:]])
+    elif sys.argv[1] == "stalled-reader":
+        stalled_reader(sys.argv[2], sys.argv[3], sys.argv[4])
+    else:
+        sys.exit(f"signals.py: unknown mode {sys.argv[1]!r}")
