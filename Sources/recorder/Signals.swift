@@ -71,6 +71,13 @@ final class StopRequests: Sendable {
         let context = UnsafeMutableRawPointer(bitPattern: Int(readEnd) + 1)
         if pthread_create(&thread, nil, { context in
             let descriptor = Int32(Int(bitPattern: context) - 1)
+            // This thread takes the signals: blocked everywhere else (main blocked them before creating
+            // any thread), so one that comes while main is busy connecting is handled at once here
+            // instead of waiting, pending, for main to reach dispatch_main's sigsuspend.
+            var mine = sigset_t()
+            sigemptyset(&mine)
+            for number in StopRequests.stopping + StopRequests.ignored { sigaddset(&mine, number) }
+            pthread_sigmask(SIG_UNBLOCK, &mine, nil)
             var byte: UInt8 = 0
             while true {
                 let count = Glibc.read(descriptor, &byte, 1)

@@ -142,6 +142,30 @@ struct SignalTests {
         }
     }
 
+    /// An impatient user: Ctrl-C, Ctrl-C again and a SIGTERM while the file is being finalized. The later
+    /// ones are ignored; the file is finished as after one, with status 0.
+    @Test func moreStopsWhileFinishingDoNotLoseTheFile() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/take.aiff"
+            let process = try RunningProcess(try builtProduct("recorder"),
+                ["record", path, "--source", PrivateServer.sineSource, "--levels-json"],
+                environment: server.clientEnvironment)
+            var lines = process.lines.makeAsyncIterator()
+            var reported: Int64 = 0
+            while let line = await lines.next() {
+                reported = try JSONDecoder().decode(LevelLine.self, from: Data(line.utf8)).frames
+                if reported >= 44_100 { break }
+            }
+            for signal in [SIGINT, SIGINT, SIGTERM, SIGINT] { process.send(signal) }
+            while await lines.next() != nil {}
+            let (status, stderr) = process.wait()
+            #expect(status == 0, "\(stderr)")
+            let frames = try expectCompleteAIFF(path)
+            #expect(Int64(frames) >= reported)
+            #expect(stderr.contains("recorded \(path): ") && stderr.contains(" \(frames) frames,"), "\(stderr)")
+        }
+    }
+
     /// SIGUSR1, SIGUSR2 and SIGALRM have no use here: they are ignored (they used to kill the process and
     /// lose up to 100 ms). The take goes on, and a later SIGINT finalizes it with everything in it.
     @Test func unusedSignalsAreIgnoredAndTheTakeGoesOnUntilSIGINT() async throws {

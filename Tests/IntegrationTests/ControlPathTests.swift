@@ -151,10 +151,7 @@ struct ControlPathTests {
         }
     }
 
-    // Passes alone; in the full parallel suite its second round once recorded past the noise and hit
-    // the time limit (session 4 note): disabled until that is understood, not silently dropped.
-    @Test(.disabled("second round overran under the full suite's load; see the session 4 closing note"))
-    func aLevelReadingsConsumerStopsTheRecordingWithTheBlockingAndTheAsyncCall() async throws {
+    @Test func aLevelReadingsConsumerStopsTheRecordingWithTheBlockingAndTheAsyncCall() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
             let noise = noiseSamples(count: 44_100 * 3, seed: 14)
@@ -169,9 +166,19 @@ struct ControlPathTests {
                 var signal = 0
                 var summary: RecordingSummary?
                 let began: Double
-                for await reading in readings where reading.channels[0].peakPower > -60 {
-                    signal += reading.frameCount
-                    if signal >= 44_100 { break }
+                var heard = 0
+                for await reading in readings {
+                    heard += reading.frameCount
+                    if reading.channels[0].peakPower > -60 {
+                        signal += reading.frameCount
+                        if signal >= 44_100 { break }
+                    }
+                    // Bounded: a noise that never comes is a failure with its reason, not a hang.
+                    if heard > 44_100 * 15 {
+                        let played = await player.result
+                        Issue.record("no second of noise in 15 s recorded (blocking: \(blocking)); paplay: \(played)")
+                        break
+                    }
                 }
                 began = monotonicSeconds()
                 if blocking {
@@ -184,7 +191,18 @@ struct ControlPathTests {
                 try await player.value
                 let done = try #require(summary)
                 #expect(done.droppedFrames == 0)
-                try expectNoiseUpToTheEnd(path, noise)
+                // The stop is at the moment of the call, not of the reading: a consumer that lags (two
+                // cooperative threads shared with a hundred tests) may stop after the noise has ended.
+                // Either way the file holds the noise bit-exact from its first sample to its end or the
+                // file's, at least the second the consumer saw, and only silence after it.
+                let take = try readSoundFile(path)
+                let start = try #require(firstIndex(of: Array(noise.prefix(64)), in: take.samples),
+                                         "no noise in \(take.frames) frames (blocking: \(blocking))")
+                let recorded = take.samples[start...]
+                let overlap = min(recorded.count, noise.count)
+                #expect(overlap >= 44_100)
+                #expect(Array(recorded.prefix(overlap)) == Array(noise.prefix(overlap)))
+                #expect(recorded.dropFirst(overlap).allSatisfy { $0 == 0 })
             }
         }
     }

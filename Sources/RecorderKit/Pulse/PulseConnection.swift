@@ -76,8 +76,9 @@ final class PulseConnection: @unchecked Sendable {
             }
         }
         let code = pa_context_errno(context)
+        let named = server != nil || getenv("PULSE_SERVER") != nil  // else the description says "the default server"
         return RecorderError(.serverUnreachable,
-            "cannot connect to PulseAudio server \(serverDescription): \(String(cString: pa_strerror(code))); start PulseAudio "
+            "cannot connect to \(named ? "PulseAudio server " : "")\(serverDescription): \(String(cString: pa_strerror(code))); start PulseAudio "
             + "(or PipeWire's pipewire-pulse), or name a running server with PULSE_SERVER or the server option",
             underlying: .init(.pulseAudio, code))
     }
