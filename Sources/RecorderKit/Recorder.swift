@@ -78,9 +78,10 @@ public final class Recorder: @unchecked Sendable {
             throw RecorderError(.invalidFormat,
                 "invalid buffer duration \(milliseconds) ms: use 10 to 2000 ms (100 ms is the design default)")
         }
-        if let maxQueueDuration, maxQueueDuration < 4 * milliseconds {
+        if let maxQueueDuration, !(4 * milliseconds...3_600_000).contains(maxQueueDuration) {
             throw RecorderError(.invalidFormat,
-                "invalid queue duration \(maxQueueDuration) ms: use at least 4 buffers' worth (\(4 * milliseconds) ms)")
+                "invalid queue duration \(maxQueueDuration) ms: use at least 4 buffers' worth (\(4 * milliseconds) ms) "
+                + "and at most an hour (3600000 ms; the server caps it at 4 MiB anyway)")
         }
         if let reconnectTimeout, !(reconnectTimeout.isFinite && reconnectTimeout >= 0) {
             throw RecorderError(.invalidFormat, "invalid reconnect timeout \(reconnectTimeout) s: use 0 or more seconds")
@@ -123,11 +124,13 @@ public final class Recorder: @unchecked Sendable {
     @discardableResult
     public func record(to path: String, overwrite: Bool = false, frameLimit: Int64? = nil,
                        maxFramesPerFile: Int64? = nil, maxBytesPerFile: Int64? = nil) throws(RecorderError) -> Int64 {
-        if let frameLimit, frameLimit < 0 {
-            throw RecorderError(.invalidFormat, "invalid frame limit \(frameLimit): use 0 or more frames")
+        if let frameLimit, !(0...StreamFormat.maxFrameCount).contains(frameLimit) {
+            throw RecorderError(.invalidFormat,
+                "invalid frame limit \(frameLimit): use 0 to \(StreamFormat.maxFrameCount) frames")
         }
-        if let maxFramesPerFile, maxFramesPerFile < 1 {
-            throw RecorderError(.invalidFormat, "invalid file length \(maxFramesPerFile) frames: use 1 frame or more")
+        if let maxFramesPerFile, !(1...StreamFormat.maxFrameCount).contains(maxFramesPerFile) {
+            throw RecorderError(.invalidFormat,
+                "invalid file length \(maxFramesPerFile) frames: use 1 to \(StreamFormat.maxFrameCount) frames")
         }
         let start = try lifecycle.withLock { lifecycle throws(RecorderError) -> Int64 in
             guard !lifecycle.stopped else {
@@ -171,10 +174,11 @@ public final class Recorder: @unchecked Sendable {
     /// itself (AVAudioRecorder's `record(forDuration:)`); `waitForRecording()` waits for it.
     @discardableResult
     public func record(to path: String, duration: Double, overwrite: Bool = false) throws(RecorderError) -> Int64 {
-        guard duration.isFinite, duration >= 0 else {
-            throw RecorderError(.invalidFormat, "invalid duration \(duration) s: use 0 or more seconds")
+        guard let frames = format.frames(seconds: duration) else {
+            throw RecorderError(.invalidFormat,
+                "invalid duration \(duration) s: use 0 to \(Int64(format.maxSeconds)) seconds at \(format.sampleRate) Hz")
         }
-        return try record(to: path, overwrite: overwrite, frameLimit: Int64((duration * Double(format.sampleRate)).rounded()))
+        return try record(to: path, overwrite: overwrite, frameLimit: frames)
     }
 
     /// True from `record(to:)` until the file is closed.

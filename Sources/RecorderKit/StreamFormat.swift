@@ -40,6 +40,22 @@ public struct StreamFormat: Hashable, Sendable {
     /// Bytes in one frame (one sample of every channel): also one AIFF packet.
     public var bytesPerFrame: Int { channelCount * Self.bytesPerSample }
 
+    /// The most frames a duration, limit or position may count: 2^61, some 1.6 million years at 44.1 kHz,
+    /// with room to add positions to it without overflow.
+    public static let maxFrameCount: Int64 = 1 << 61
+
+    /// `seconds` as whole frames at this rate (rounded to the nearest), or nil unless it is a finite
+    /// number from 0 to `maxFrameCount` frames' worth.
+    public func frames(seconds: Double) -> Int64? {
+        guard seconds.isFinite, seconds >= 0 else { return nil }
+        let frames = (seconds * Double(sampleRate)).rounded()
+        guard frames <= Double(Self.maxFrameCount) else { return nil }
+        return Int64(frames)
+    }
+
+    /// The longest duration `frames(seconds:)` takes at this rate, in seconds.
+    public var maxSeconds: Double { Double(Self.maxFrameCount) / Double(sampleRate) }
+
     /// Frames in `milliseconds` of audio, rounded to the nearest frame (4 410 for 100 ms at 44.1 kHz).
     public func frames(milliseconds: Int) -> Int {
         (sampleRate * milliseconds + 500) / 1000

@@ -34,15 +34,21 @@ struct Record: AsyncParsableCommand {
         if FileType(path: output) == nil {
             throw ValidationError("cannot tell the file type of '\(output)': end the name in .aiff, .aif, .wav, .caf or .flac")
         }
-        if let maxFileTime, !(maxFileTime.isFinite && maxFileTime > 0 && frames(maxFileTime) >= 1) {
-            throw ValidationError("invalid --max-file-time \(maxFileTime): use a number of seconds above 0")
+        if let maxFileTime, (frames(maxFileTime) ?? 0) < 1 {
+            throw ValidationError("invalid --max-file-time \(maxFileTime): use a number of seconds from one frame "
+                                  + "(1/\(capture.rate) s) up to \(StreamFormat.maxFrameCount / Int64(max(capture.rate, 1))) s")
         }
         if let maxFileSize, Self.bytes(maxFileSize) == nil {
             throw ValidationError("invalid --max-file-size '\(maxFileSize)': use a number of bytes, e.g. 1000000, 640k, 100M or 2G")
         }
     }
 
-    private func frames(_ seconds: Double) -> Int64 { Int64((seconds * Double(capture.rate)).rounded(.down)) }
+    /// `seconds` in whole frames (rounded down) at the capture rate; nil unless finite, >= 0 and countable.
+    private func frames(_ seconds: Double) -> Int64? {
+        guard seconds.isFinite, seconds >= 0, capture.rate > 0,
+              seconds * Double(capture.rate) <= Double(StreamFormat.maxFrameCount) else { return nil }
+        return Int64((seconds * Double(capture.rate)).rounded(.down))
+    }
 
     /// "123", "640k", "100M", "2G" (binary multiples) in bytes; nil if malformed or not positive.
     static func bytes(_ text: String) -> Int64? {
@@ -76,7 +82,7 @@ struct Record: AsyncParsableCommand {
         let fileStart: Int64
         do {
             fileStart = try recorder.record(to: output, overwrite: force, frameLimit: limit,
-                                            maxFramesPerFile: maxFileTime.map(frames),
+                                            maxFramesPerFile: maxFileTime.flatMap(frames),
                                             maxBytesPerFile: maxFileSize.flatMap(Self.bytes))
         } catch {
             await recorder.stop()

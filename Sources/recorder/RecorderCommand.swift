@@ -116,11 +116,18 @@ struct CaptureOptions: ParsableArguments {
     var reconnectTimeout: Double = 60
 
     func validate() throws {
-        if let duration, !(duration.isFinite && duration >= 0) {
-            throw ValidationError("invalid duration \(duration): use 0 or more seconds")
+        if let duration {
+            let format = try? StreamFormat(sampleRate: rate, channelCount: 1)
+            let frames = format?.frames(seconds: duration)
+            if let format, frames == nil {
+                throw ValidationError("invalid duration \(duration): use 0 to \(Int64(format.maxSeconds)) seconds at \(rate) Hz")
+            }
+            if frames == 0 && duration > 0 {
+                throw ValidationError("invalid duration \(duration): shorter than one frame at \(rate) Hz; use 0 or at least 1/\(rate) s")
+            }
         }
         if !(reconnectTimeout.isFinite && reconnectTimeout >= 0) {
-            throw ValidationError("invalid reconnect timeout \(reconnectTimeout): use 0 or more seconds")
+            throw ValidationError("invalid reconnect timeout \(reconnectTimeout): use a finite number of seconds, 0 or more")
         }
         do {
             _ = try StreamFormat(sampleRate: rate, channelCount: channels)
@@ -130,7 +137,9 @@ struct CaptureOptions: ParsableArguments {
     }
 
     /// `duration` in frames at `rate`.
-    var frameLimit: Int64? { duration.map { Int64(($0 * Double(rate)).rounded()) } }
+    var frameLimit: Int64? {
+        duration.flatMap { try? StreamFormat(sampleRate: rate, channelCount: 1).frames(seconds: $0) }
+    }
 
     /// Connects and starts capturing, or reports the error and exits with its status.
     func startRecorder() throws -> Recorder {

@@ -87,6 +87,44 @@ struct CommandTests {
         }
     }
 
+    /// Issue 12's hostile numbers on every duration option of `record` and `meter`: each is either taken
+    /// (and the run ends normally) or refused with one line and 64; none reaches a trap (1e15 used to end
+    /// in a 60-line backtrace and status 132).
+    @Test func hostileNumbersAreRefusedInOneLineOrTakenNeverATrap() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let values = ["0", "-1", "1e-9", "1e15", "1e300", "nan", "inf", "-inf", "9223372036854775808"]
+            // The values each option takes (exit 0); the others must be refused with 64.
+            let taken: [String: Set<String>] = [
+                "--duration": ["0"],
+                "--max-file-time": [],
+                "--reconnect-timeout": ["0", "1e-9", "1e15", "1e300", "9223372036854775808"],
+            ]
+            var runs: [(String, [String])] = []
+            for (option, _) in taken {
+                for value in values {
+                    let bounded = option == "--duration" ? [] : ["--duration", "0.05"]
+                    runs.append((value, ["record", directory + "/\(runs.count).aiff", "--source", PrivateServer.sineSource,
+                                         "--quiet", "\(option)=\(value)"] + bounded))
+                    if option != "--max-file-time" {
+                        runs.append((value, ["meter", "--source", PrivateServer.sineSource, "\(option)=\(value)"]
+                                            + (option == "--duration" ? [] : ["--duration", "0.05"])))
+                    }
+                }
+            }
+            for (value, arguments) in runs {
+                let option = String(arguments.first { $0.hasPrefix("--") && $0.contains("=") }!.split(separator: "=")[0])
+                let result = try await recorder(arguments, server: server)
+                let expected: Int32 = taken[option]!.contains(value) ? 0 : 64
+                #expect(result.status == expected, "\(arguments): \(result.stderr)")
+                if expected == 64 {
+                    let lines = result.stderr.split(separator: "\n")
+                    #expect(lines.count == 1 && lines[0].hasPrefix("recorder: invalid "), "\(arguments): \(result.stderr)")
+                }
+            }
+        }
+    }
+
     @Test func anExistingFileIsRefusedAndKeptUnlessForceIsGiven() async throws {
         try await withPrivateServer { server in
             let path = try temporaryDirectory() + "/keep.aiff"

@@ -52,7 +52,16 @@ struct ErrorTests {
         let duration = expectError(.invalidFormat) { _ = try Recorder(server: "unix:/nonexistent", bufferDuration: 5) }
         #expect(duration?.message.contains("5 ms") == true)
         let queue = expectError(.invalidFormat) { _ = try Recorder(server: "unix:/nonexistent", maxQueueDuration: 300) }
-        #expect(queue?.message == "invalid queue duration 300 ms: use at least 4 buffers' worth (400 ms)")
+        #expect(queue?.message == "invalid queue duration 300 ms: use at least 4 buffers' worth (400 ms) "
+                + "and at most an hour (3600000 ms; the server caps it at 4 MiB anyway)")
+        for huge in [Int.max, Int(Int32.max)] {  // used to overflow converting to frames
+            let error = expectError(.invalidFormat) { _ = try Recorder(server: "unix:/nonexistent", maxQueueDuration: huge) }
+            #expect(error?.message.hasPrefix("invalid queue duration \(huge) ms") == true)
+        }
+        for huge in [Int.max, Int.min] {
+            let error = expectError(.invalidFormat) { _ = try Recorder(server: "unix:/nonexistent", bufferDuration: huge) }
+            #expect(error?.message.hasPrefix("invalid buffer duration \(huge) ms") == true)
+        }
         let timeout = expectError(.invalidFormat) { _ = try Recorder(server: "unix:/nonexistent", reconnectTimeout: -1) }
         #expect(timeout?.message == "invalid reconnect timeout -1.0 s: use 0 or more seconds")
     }
@@ -88,9 +97,17 @@ struct ErrorTests {
             let mp3 = expectError(.unsupportedFileType) { try recorder.record(to: directory + "/take.mp3") }
             #expect(mp3?.message.contains(".aiff") == true)
             #expect(!FileManager.default.fileExists(atPath: directory + "/take.mp3"))
-            for bad in [-1, Double.nan] {
+            // Hostile numbers (issue 12): a one-line error each, never a trap (1e15 s used to trap converting
+            // to Int64 frames, and a frame limit near Int64.max overflowed when added to the start).
+            for bad in [-1, -1e-9, 1e15, 1e300, Double.nan, .infinity, -.infinity, 0x1p63] {
                 let duration = expectError(.invalidFormat) { try recorder.record(to: directory + "/d.aiff", duration: bad) }
-                #expect(duration?.message == "invalid duration \(bad) s: use 0 or more seconds")
+                #expect(duration?.message == "invalid duration \(bad) s: use 0 to 52286689551330 seconds at 44100 Hz")
+            }
+            for bad: Int64 in [-1, .max, .min, StreamFormat.maxFrameCount + 1] {
+                let limit = expectError(.invalidFormat) { try recorder.record(to: directory + "/d.aiff", frameLimit: bad) }
+                #expect(limit?.message == "invalid frame limit \(bad): use 0 to 2305843009213693952 frames")
+                let split = expectError(.invalidFormat) { try recorder.record(to: directory + "/d.aiff", maxFramesPerFile: bad) }
+                #expect(split?.message.hasPrefix("invalid file length \(bad) frames: use 1 to ") == true)
             }
             #expect(!FileManager.default.fileExists(atPath: directory + "/d.aiff"))
             #expect(!recorder.isRecording)
