@@ -524,11 +524,8 @@ final class Delivery: Sendable {
         currentLevels.withLock { levels in
             for channel in levels.indices { levels[channel] = state.meterScratch[channel] }
         }
-        let time = Double(endFrame) / Double(format.sampleRate)
-        levels.yield(LevelReading(endFrame: endFrame, frameCount: frameCount, time: time, channels: state.meterScratch))
-        meters.deliver(bytes, endFrame: endFrame, frameCount: frameCount, time: time, levels: state.meterScratch)
-
-        // The file before the handler: a handler that stops the recording has its buffer in the file.
+        // The file before the readings and the handler: a handler that stops the recording has its buffer
+        // in the file, and a reader that sees a failed write's buffer already sees the recording ended.
         if let session = state.session {
             let sessionEnd = control.withLock { $0.endFrame } ?? Int64.max
             let from = max(startFrame, session.startFrame)
@@ -547,6 +544,9 @@ final class Delivery: Sendable {
         }
         state.position = endFrame
         framePosition.store(endFrame, ordering: .releasing)
+        let time = Double(endFrame) / Double(format.sampleRate)
+        levels.yield(LevelReading(endFrame: endFrame, frameCount: frameCount, time: time, channels: state.meterScratch))
+        meters.deliver(bytes, endFrame: endFrame, frameCount: frameCount, time: time, levels: state.meterScratch)
 
         if let handler = inputHandler.withLock({ $0 }) {
             handler(CapturedBuffer(startFrame: startFrame, frameCount: frameCount, format: format, bytes: bytes))

@@ -73,8 +73,11 @@ public final class PrivateServer: @unchecked Sendable {
             return pid
         }
         // --daemonize=yes returns once the daemon has finished starting: the socket is ready then.
+        // The idle exit is only a net for a daemon a crashed test run leaves behind: 300 s, since under
+        // ThreadSanitizer with forty tests starting at once on two cores a test's first client came more
+        // than 30 s after its server started, and found it gone ("Connection refused").
         let result = try runProcess("pulseaudio", [
-            "-n", "-F", directory + "/server.pa", "--daemonize=yes", "--exit-idle-time=30",
+            "-n", "-F", directory + "/server.pa", "--daemonize=yes", "--exit-idle-time=300",
             "--use-pid-file=yes", "--log-target=file:\(directory)/log",
         ], environment: Self.environment(directory))
         guard result.status == 0, let pid = readPID() else {

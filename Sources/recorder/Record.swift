@@ -110,8 +110,10 @@ struct Record: AsyncParsableCommand {
                 // Only readings of buffers inside the file: it starts at fileStart and ends at its
                 // duration, or where a signal cut it (known once the recording has ended).
                 let bufferStart = reading.endFrame - Int64(reading.frameCount)
-                let fileEnd = limit.map { fileStart + $0 }
-                    ?? (recorder.isRecording ? nil : recorder.lastRecording.map { $0.startFrame + $0.frameCount })
+                // Once it has ended, where it really ended: a failure (a split onto an existing file, a
+                // full disk) ends it before its duration.
+                let fileEnd = recorder.isRecording ? limit.map { fileStart + $0 }
+                    : recorder.lastRecording.map { $0.startFrame + $0.frameCount } ?? limit.map { fileStart + $0 }
                 guard reading.endFrame > fileStart, bufferStart < (fileEnd ?? .max) else { continue }
                 let frames = min(reading.endFrame, fileEnd ?? .max) - fileStart
                 live.take(reading, frames: frames, time: Double(frames) / sampleRate)
@@ -125,7 +127,7 @@ struct Record: AsyncParsableCommand {
         await live.finish()
         guard let summary else { throw ExitCode(ExitStatus.other) }
         if !quiet { printSummary(summary, rate: capture.rate) }
-        if let error = summary.error { throw fail(error) }
+        if let error = summary.error { throw fail(error, hint: error.code == .fileExists ? "pass --force to replace it" : nil) }
     }
 
     private func printSummary(_ summary: RecordingSummary, rate: Int) {

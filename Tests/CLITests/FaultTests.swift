@@ -192,6 +192,25 @@ struct FaultCommandTests {
         }
     }
 
+    /// A split onto a file that exists (issue 12, point 5): the run ends 73 with the first file complete,
+    /// the error has the --force hint, and the level lines stop at that file's end.
+    @Test func aSplitOntoAnExistingFileEndsAtTheLastFileWithTheHint() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            try Data("precious".utf8).write(to: URL(fileURLWithPath: directory + "/x-002.aiff"))
+            let result = try await recorder(["record", directory + "/x.aiff", "--duration", "1.5", "--max-file-time", "0.5",
+                                             "--source", PrivateServer.sineSource, "--levels-json"], server: server)
+            #expect(result.status == 73, "\(result.stderr)")
+            #expect(result.stderr.contains("'\(directory)/x-002.aiff' already exists and was left untouched"), "\(result.stderr)")
+            #expect(result.stderr.contains("(pass --force to replace it)"), "\(result.stderr)")
+            #expect(try readSoundFile(directory + "/x.aiff").frames == 22_050)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/x-002.aiff")) == Data("precious".utf8))
+            let levels = try levelLines(result.stdout)
+            #expect(levels.last?.frames == 22_050, "\(levels.map(\.frames))")
+            #expect(levels.allSatisfy { $0.frames <= 22_050 })
+        }
+    }
+
     @Test func maxFileTimeAndSizeSplitIntoNumberedFilesListedInTheSummary() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
