@@ -192,11 +192,7 @@ final class Delivery: Sendable {
         case .success(let thread):
             pthread_detach(thread)
         case .failure(let failure):
-            capture.close()
-            levels.finish()
-            events.finish()
-            meters.finish()
-            changeControl { $0.exited = true }
+            endCapture()
             throw RecorderError(.streamFailed,
                 "cannot start the delivery thread: \(String(cString: strerror(failure.code))); "
                 + "the system's thread limit is reached: end other programs or raise the limit (ulimit -u), then try again",
@@ -306,6 +302,12 @@ final class Delivery: Sendable {
             }
             step()
         }
+        endCapture()
+    }
+
+    /// Closes capture, finishes the streams and tells `stop()` it is over: the end of `run`, or of a
+    /// delivery thread that could not be started.
+    private func endCapture() {
         capture.close()
         levels.finish()
         events.finish()

@@ -44,11 +44,11 @@ public struct StreamFormat: Hashable, Sendable {
     /// with room to add positions to it without overflow.
     public static let maxFrameCount: Int64 = 1 << 61
 
-    /// `seconds` as whole frames at this rate (rounded to the nearest), or nil unless it is a finite
-    /// number from 0 to `maxFrameCount` frames' worth.
-    public func frames(seconds: Double) -> Int64? {
+    /// `seconds` as whole frames at this rate (rounded by `rule`, to the nearest by default), or nil
+    /// unless it is a finite number from 0 to `maxFrameCount` frames' worth.
+    public func frames(seconds: Double, rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> Int64? {
         guard seconds.isFinite, seconds >= 0 else { return nil }
-        let frames = (seconds * Double(sampleRate)).rounded()
+        let frames = (seconds * Double(sampleRate)).rounded(rule)
         guard frames <= Double(Self.maxFrameCount) else { return nil }
         return Int64(frames)
     }

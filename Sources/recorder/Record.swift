@@ -45,9 +45,7 @@ struct Record: AsyncParsableCommand {
 
     /// `seconds` in whole frames (rounded down) at the capture rate; nil unless finite, >= 0 and countable.
     private func frames(_ seconds: Double) -> Int64? {
-        guard seconds.isFinite, seconds >= 0, capture.rate > 0,
-              seconds * Double(capture.rate) <= Double(StreamFormat.maxFrameCount) else { return nil }
-        return Int64((seconds * Double(capture.rate)).rounded(.down))
+        (try? StreamFormat(sampleRate: capture.rate, channelCount: 1))?.frames(seconds: seconds, rounding: .down)
     }
 
     /// "123", "640k", "100M", "2G" (binary multiples) in bytes; nil if malformed or not positive.

@@ -26,6 +26,18 @@ def catches(pid, numbers):
         return None
     return False
 
+def stop(process, number):
+    """Sends `number` and waits (at most 10 s: a hang is killed and reported as "hung"); returns the exit
+    status and the milliseconds from the signal to the exit."""
+    sent = time.monotonic()
+    process.send_signal(number)
+    try:
+        status = process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        status = "hung"
+    return status, (time.monotonic() - sent) * 1000
+
 def early(recorder, directory, source, runs, offsets):
     for number in (signal.SIGINT, signal.SIGTERM):
         for inherited in ("default", "ignored"):
@@ -46,17 +58,10 @@ def early(recorder, directory, source, runs, offsets):
                         ready = time.monotonic()
                         while time.monotonic() < ready + offset / 1000:
                             pass
-                        sent = time.monotonic()
-                        process.send_signal(number)
-                        try:
-                            status = process.wait(timeout=10)
-                        except subprocess.TimeoutExpired:
-                            process.kill()
-                            status = "hung"
-                        ended = time.monotonic()
+                        status, exit_ms = stop(process, number)
                     print(json.dumps({"signal": number.name, "inherited": inherited, "offset_ms": offset,
                                       "path": path, "status": status,
-                                      "exit_ms": (ended - sent) * 1000, "ready_ms": (ready - spawned) * 1000,
+                                      "exit_ms": exit_ms, "ready_ms": (ready - spawned) * 1000,
                                       "file": os.path.exists(path)}), flush=True)
 
 def stalled_reader(recorder, path, source):
@@ -74,18 +79,12 @@ def stalled_reader(recorder, path, source):
         time.sleep(0.05)
     waiting = int.from_bytes(buffered, sys.byteorder)
     time.sleep(0.5)  # the writer is now blocked and more lines are queued behind it
-    sent = time.monotonic()
-    process.send_signal(signal.SIGINT)
-    try:
-        status = process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        status = "hung"
-    ended = time.monotonic()
+    filled = time.monotonic() - started
+    status, exit_ms = stop(process, signal.SIGINT)
     errors = process.stderr.read().decode()
     os.close(read_end)
-    print(json.dumps({"status": status, "exit_ms": (ended - sent) * 1000, "pipe_bytes": waiting,
-                      "filled_s": sent - started, "stderr": errors}), flush=True)
+    print(json.dumps({"status": status, "exit_ms": exit_ms, "pipe_bytes": waiting,
+                      "filled_s": filled, "stderr": errors}), flush=True)
 
 if __name__ == "__main__":
     # As from a login shell: nothing blocked (the test runner's threads block nearly every signal, and a
