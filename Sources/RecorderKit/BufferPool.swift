@@ -161,6 +161,11 @@ struct CaptureNotice: Sendable, Equatable {
         case moved
         /// The source was suspended (`count` 1) or resumed (`count` 0) at `frame`.
         case suspended
+        /// The source delivered nothing while the server's clock ran on (suspended): `count` frames of
+        /// silence at `frame`.
+        case sourceSilent
+        /// As `sourceSilent`, while the machine slept.
+        case slept
     }
     var kind: Kind
     var frame: Int64
@@ -251,10 +256,11 @@ struct BufferFiller: ~Copyable {
         pendingSilence += frames * Int64(bytesPerFrame)
     }
 
-    /// Owes `frames` of silence for time when nothing could be captured (server or source gone).
-    mutating func insertGap(frames: Int64) {
+    /// Owes `frames` of silence for time when nothing could be captured (`kind`: `.gap` for a server or
+    /// source gone, `.sourceSilent` or `.slept` for a source that delivered nothing).
+    mutating func insertGap(frames: Int64, kind: CaptureNotice.Kind = .gap) {
         guard frames > 0 else { return }
-        notices.push(CaptureNotice(kind: .gap, frame: timelineFrames, count: frames))
+        notices.push(CaptureNotice(kind: kind, frame: timelineFrames, count: frames))
         gapFrames.add(frames)
         pendingSilence += frames * Int64(bytesPerFrame)
     }

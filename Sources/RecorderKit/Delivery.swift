@@ -126,6 +126,9 @@ private final class DeliveryState: @unchecked Sendable {
     var meterScratch: [LevelMeterState]
     var outage: Outage?
     var failureReported = false
+    /// A loss (dropped frames, a silent source) not reported yet: the notices that continue it are
+    /// merged into it, and it is reported once data after it is delivered (or the recording ends).
+    var openLoss: CaptureNotice?
     /// While a stop drains: when to cut at the latest (CLOCK_MONOTONIC ns).
     var drainDeadline: Int64?
     /// The current recording has been cut: it ends once every buffer before `endFrame` is delivered.
@@ -309,6 +312,8 @@ final class Delivery: Sendable {
     /// delivery thread that could not be started.
     private func endCapture() {
         capture.close()
+        reportNotices(endFrame: nil)
+        closeLoss(endFrame: nil)
         levels.finish()
         events.finish()
         meters.finish()
@@ -443,22 +448,44 @@ final class Delivery: Sendable {
     }
 
     /// Turns the capture side's notices into events, and drops and gaps into the recording's gaps.
+    /// Losses are merged while they continue (one loss, one event) and reported by `closeLoss`.
     private func reportNotices(endFrame: Int64?) {
         while let notice = capture.notices.pop() {
             switch notice.kind {
-            case .dropped:
-                events.yield(.framesDropped(count: notice.count, atFrame: notice.frame))
-                record(notice, reason: .dropped, endFrame: endFrame)
+            case .dropped, .sourceSilent, .slept:
+                if let open = state.openLoss, open.kind == notice.kind, open.frame + open.count == notice.frame {
+                    state.openLoss?.count += notice.count
+                } else {
+                    closeLoss(endFrame: endFrame)
+                    state.openLoss = notice
+                }
             case .gap:
+                closeLoss(endFrame: endFrame)
                 events.yield(.captureResumed(gapFrames: notice.count, atFrame: notice.frame))
                 record(notice, reason: .serverLost, endFrame: endFrame)
             case .moved:
                 let name = capture.withLock { capture.currentSourceName }
                 events.yield(.sourceMoved(to: name, atFrame: notice.frame))
             case .suspended:
+                if notice.count == 0 { closeLoss(endFrame: endFrame) }  // the silence ends where it resumed
                 events.yield(notice.count != 0 ? .sourceSuspended(atFrame: notice.frame)
                                                : .sourceResumed(atFrame: notice.frame))
             }
+        }
+    }
+
+    /// Reports the open loss (one event, one gap in the recording), if any.
+    private func closeLoss(endFrame: Int64?) {
+        guard let loss = state.openLoss else { return }
+        state.openLoss = nil
+        switch loss.kind {
+        case .sourceSilent, .slept:
+            let reason: RecordingGap.Reason = loss.kind == .slept ? .systemSleep : .suspended
+            events.yield(.sourceGap(gapFrames: loss.count, atFrame: loss.frame, reason: reason))
+            record(loss, reason: reason, endFrame: endFrame)
+        default:
+            events.yield(.framesDropped(count: loss.count, atFrame: loss.frame))
+            record(loss, reason: .dropped, endFrame: endFrame)
         }
     }
 
@@ -521,6 +548,11 @@ final class Delivery: Sendable {
         let frameCount = byteCount / format.bytesPerFrame
         let bytes = UnsafeRawBufferPointer(start: pool.bytes(of: index), count: byteCount)
         let endFrame = startFrame + Int64(frameCount)
+        let sessionEnd = control.withLock { $0.endFrame }
+        // Every notice about this buffer's frames was queued before the buffer: a loss that ends inside
+        // it is over.
+        reportNotices(endFrame: sessionEnd)
+        if let loss = state.openLoss, loss.frame + loss.count < endFrame { closeLoss(endFrame: sessionEnd) }
 
         state.meterScratch.withUnsafeMutableBufferPointer { LevelMeter.measure(bigEndianS16: bytes, into: $0) }
         currentLevels.withLock { levels in
@@ -529,9 +561,8 @@ final class Delivery: Sendable {
         // The file before the readings and the handler: a handler that stops the recording has its buffer
         // in the file, and a reader that sees a failed write's buffer already sees the recording ended.
         if let session = state.session {
-            let sessionEnd = control.withLock { $0.endFrame } ?? Int64.max
             let from = max(startFrame, session.startFrame)
-            let to = min(endFrame, sessionEnd)
+            let to = min(endFrame, sessionEnd ?? Int64.max)
             if from < to {
                 let slice = UnsafeRawBufferPointer(rebasing: bytes[
                     Int(from - startFrame) * format.bytesPerFrame ..< Int(to - startFrame) * format.bytesPerFrame])
@@ -558,6 +589,8 @@ final class Delivery: Sendable {
     /// Closes the current file (valid header) and tells whoever waits.
     private func finish(error: RecorderError?) {
         guard let session = state.session else { return }
+        reportNotices(endFrame: control.withLock { $0.endFrame })
+        closeLoss(endFrame: control.withLock { $0.endFrame })
         state.session = nil
         state.cutDone = false
         if state.drainDeadline != nil {

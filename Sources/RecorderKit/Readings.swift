@@ -34,11 +34,17 @@ public struct CapturedBuffer {
 /// A stretch of a recording written as silence because nothing could be captured there.
 public struct RecordingGap: Sendable, Hashable {
     public enum Reason: String, Sendable, Hashable {
-        /// Frames lost in capture: a hole from the server, or dropped because the receive queue was
-        /// about to overflow while every buffer was busy.
+        /// Frames lost in capture: a hole from the server, dropped because the receive queue was about
+        /// to overflow while every buffer was busy, or discarded by the server while this process could
+        /// not read (stopped, starved, paused: found by watching the server's clock).
         case dropped
         /// The server or the source went away and the recorder reconnected (the `reconnect` option).
         case serverLost = "server-lost"
+        /// The source was suspended and delivered nothing; the time it was silent is kept.
+        case suspended
+        /// The machine slept (CLOCK_BOOTTIME ran on while CLOCK_MONOTONIC stood still) and the source
+        /// delivered nothing meanwhile; the time asleep is kept.
+        case systemSleep = "system-sleep"
     }
     /// Frames from the recording's first frame (across split files) to the gap's first frame.
     public let startFrame: Int64
@@ -83,9 +89,14 @@ public struct RecordingSummary: Sendable, Hashable {
 
 /// Things an embedder may want to know as they happen.
 public enum RecorderEvent: Sendable, Hashable {
-    /// Frames were lost in capture (a hole from the server, or the receive queue about to overflow
-    /// while every buffer was busy); in a file they are replaced by silence of the same length.
+    /// Frames were lost in capture (a hole from the server, the receive queue about to overflow while
+    /// every buffer was busy, or the server's queue overflowing while this process could not read); in
+    /// a file they are replaced by silence of the same length. Consecutive losses are one event, sent
+    /// once the loss has ended (or the recording stops).
     case framesDropped(count: Int64, atFrame: Int64)
+    /// The source delivered nothing for `gapFrames` frames from `atFrame` on (`reason` `.suspended` or
+    /// `.systemSleep`): the server's clock ran on, so that much silence was written to keep time.
+    case sourceGap(gapFrames: Int64, atFrame: Int64, reason: RecordingGap.Reason)
     /// The stream was moved to another source (by the user or the server), from `atFrame` on.
     case sourceMoved(to: String, atFrame: Int64)
     /// The source was suspended (no audio flows until it resumes).

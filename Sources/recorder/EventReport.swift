@@ -27,6 +27,10 @@ struct EventReport: Equatable {
             message = "warning: \(seconds(count)) s (\(count) frames) lost at \(at(frame)): the system did not "
                 + "keep up; silence of the same length stands in for them"
             json = line("dropped", frame, ", \"frames\": \(count), \"duration_s\": \(seconds(count))")
+        case .sourceGap(let gap, let frame, let reason):
+            let why = reason == .systemSleep ? "the machine slept" : "the source was suspended"
+            message = "warning: \(why) for \(seconds(gap)) s at \(at(frame)); silence of the same length keeps the time"
+            json = line("gap", frame, ", \"frames\": \(gap), \"duration_s\": \(seconds(gap)), \"reason\": \"\(reason.rawValue)\"")
         case .sourceMoved(let source, let frame):
             message = "warning: at \(at(frame)) the stream was moved to source '\(source)'"
             json = line("moved", frame, ", \"source\": \(jsonString(source))")

@@ -142,7 +142,17 @@ struct Record: AsyncParsableCommand {
         }
         for gap in summary.gaps {
             writeError("gap at \(clock(gap.start)): \(format(gap.duration, 3)) s of silence ("
-                       + (gap.reason == .dropped ? "frames dropped" : "server or source lost") + ")\n")
+                       + gapReason(gap.reason) + ")\n")
         }
+    }
+}
+
+/// Why a gap is silence, for the summary.
+private func gapReason(_ reason: RecordingGap.Reason) -> String {
+    switch reason {
+    case .dropped: "frames dropped"
+    case .serverLost: "server or source lost"
+    case .suspended: "source suspended"
+    case .systemSleep: "machine asleep"
     }
 }

@@ -115,7 +115,15 @@ struct CaptureOptions: ParsableArguments {
     @Option(name: .customLong("reconnect-timeout"), help: "Seconds --reconnect waits for the server or source to come back.")
     var reconnectTimeout: Double = 60
 
+    @Option(name: .customLong("queue-limit"), help: ArgumentHelp(
+        "Seconds of audio the server may hold for the recorder while it cannot read (a stopped process, a stalled disk), 0.4 to 3600; past it, audio is lost, counted, reported and replaced by silence. Default: the server's maximum (4 MiB on PulseAudio: 47 s of 44.1 kHz mono).",
+        valueName: "seconds"))
+    var queueLimit: Double?
+
     func validate() throws {
+        if let queueLimit, !(queueLimit.isFinite && queueLimit >= 0.4 && queueLimit <= 3600) {
+            throw ValidationError("invalid --queue-limit \(queueLimit): use 0.4 to 3600 seconds")
+        }
         if let duration {
             let format = try? StreamFormat(sampleRate: rate, channelCount: 1)
             let frames = format?.frames(seconds: duration)
@@ -145,7 +153,9 @@ struct CaptureOptions: ParsableArguments {
     func startRecorder() throws -> Recorder {
         do {
             return try Recorder(format: try StreamFormat(sampleRate: rate, channelCount: channels),
-                                source: source, server: server, reconnectTimeout: reconnect ? reconnectTimeout : nil)
+                                source: source, server: server,
+                                maxQueueDuration: queueLimit.map { Int(($0 * 1000).rounded()) },
+                                reconnectTimeout: reconnect ? reconnectTimeout : nil)
         } catch {
             throw fail(error)
         }

@@ -99,6 +99,7 @@ struct CommandTests {
                 "--duration": ["0"],
                 "--max-file-time": [],
                 "--reconnect-timeout": ["0", "1e-9", "1e15", "1e300", "9223372036854775808"],
+                "--queue-limit": [],
             ]
             var runs: [(String, [String])] = []
             for (option, _) in taken {

@@ -79,9 +79,12 @@ struct FaultToleranceTests {
 
             let didStall = stalled.load(ordering: .relaxed)
             #expect(didStall)
-            let dropped = try await eventsUntilFinished(events).compactMap { event -> Int64? in
+            let drops = try await eventsUntilFinished(events).compactMap { event -> Int64? in
                 if case .framesDropped(let count, _) = event { return count } else { return nil }
-            }.reduce(0, +)
+            }
+            let dropped = drops.reduce(0, +)
+            // One stall, one loss: the fragments dropped one after another are one event and one gap.
+            #expect(drops.count == 1 && summary.gaps.count == 1, "\(drops)")
             // 1.5 s stalled, 3 × 100 ms buffers and 400 ms of queue: about 0.8 s must have gone.
             #expect(dropped > 22_050 && dropped < 66_150, "\(dropped) frames dropped")
             #expect(summary.droppedFrames == dropped && recorder.droppedFrames == dropped)
@@ -285,5 +288,62 @@ struct FaultToleranceTests {
         #expect(FileType.numberedPath("/d.x/take.aiff", 2) == "/d.x/take-002.aiff")
         #expect(FileType.numberedPath("take.wav", 1234) == "take-1234.wav")
         #expect(FileType.numberedPath("/d.x/take", 3) == "/d.x/take-003")
+    }
+}
+
+/// Issue 12, point 1: a source that delivers nothing while the server's clock runs on.
+@Suite(.timeLimit(.minutes(1)))
+struct SilentSourceTests {
+    private let monitor = PrivateServer.monoSink + ".monitor"
+
+    @Test(.enabled(if: ServerKind.current == .pulseaudio,
+                   "PipeWire does not suspend a node a stream is using, so its sources never go silent this way"))
+    func aSuspendedSourceIsOneGapOfTheSuspensionsLengthAndTheFileKeepsTime() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let recorder = try Recorder(source: monitor, server: server.address)
+            defer { recorder.stop() }
+            let events = recorder.events()
+            let path = directory + "/suspended.aiff"
+            _ = try recorder.record(to: path)
+            let readings = recorder.levelReadings()
+            for await reading in readings where reading.endFrame >= 44_100 { break }
+            let suspendedAt = monotonicSeconds()
+            try server.run("pactl", ["suspend-sink", PrivateServer.monoSink, "1"])
+            try await Task.sleep(for: .seconds(3))  // the suspension itself
+            try server.run("pactl", ["suspend-sink", PrivateServer.monoSink, "0"])
+            let suspendedFor = monotonicSeconds() - suspendedAt
+            var seen: [RecorderEvent] = []
+            for await event in events {
+                seen.append(event)
+                if case .sourceResumed = event { break }
+            }
+            let summary = try #require(try await recorder.stopRecording())
+
+            let gaps = seen.compactMap { event -> (Int64, Int64, RecordingGap.Reason)? in
+                if case .sourceGap(let frames, let frame, let reason) = event { return (frames, frame, reason) }
+                return nil
+            }
+            #expect(gaps.count == 1, "\(seen)")
+            let gap = try #require(gaps.first)
+            #expect(gap.2 == .suspended)
+            // Within the watch's threshold (0.25 s) of the time it was suspended.
+            let seconds = Double(gap.0) / 44_100
+            #expect(abs(seconds - suspendedFor) < 0.3, "gap \(seconds) s for a \(suspendedFor) s suspension")
+            guard case .sourceSuspended(let from) = seen.first(where: { if case .sourceSuspended = $0 { true } else { false } }),
+                  case .sourceResumed(let to) = seen.last else {
+                Issue.record("no suspended/resumed pair in \(seen)")
+                return
+            }
+            #expect(gap.1 == from && to == from + gap.0, "the gap spans the suspension: \(seen)")
+            #expect(summary.droppedFrames == 0 && recorder.gapFrames == gap.0)
+            #expect(summary.gaps.map(\.reason) == [.suspended])
+            #expect(summary.gaps.first?.frameCount == gap.0)
+            let file = try readSoundFile(path)
+            #expect(Int64(file.frames) == summary.frameCount)
+            let gapStart = Int(gap.1 - summary.startFrame)
+            #expect(file.samples[gapStart..<gapStart + Int(gap.0)].allSatisfy { $0 == 0 })
+            print("suspended \(suspendedFor) s: one gap of \(seconds) s, reason suspended")
+        }
     }
 }

@@ -48,6 +48,18 @@ final class CaptureStream: @unchecked Sendable {
     /// The server's answer: its write index for this stream in timeline bytes, or nil if it could not
     /// say. Unset while awaited.
     private var capturedAnswer: Int64??
+    /// Stream bytes of the current link taken or dropped by us (the sum of `pa_stream_drop`s): our
+    /// count of libpulse's read index, which runs ahead of it when data was skipped unseen.
+    private var consumedBytes: Int64 = 0
+    /// Watching the server's clock and indices for losses libpulse does not report.
+    private var watch: ServerWatch
+    /// The mainloop timer that asks the server for its timing (once a second, more often after a
+    /// wake-up or while the server's queue is full).
+    private var watchTimer: OpaquePointer?
+    /// The watch's timing request in flight.
+    private var watchOperation: OpaquePointer?
+    /// The source resumed; reported after the next answer has placed the suspension's silence.
+    private var resumeToReport = false
 
     /// Frames lost in capture since the start (written as silence).
     let droppedFrames: FrameCounter
@@ -95,7 +107,11 @@ final class CaptureStream: @unchecked Sendable {
         notices = filler.notices
         serverName = connection.serverName
         sourceName = opened.1
-        connection.withLock { install(Link(stream: opened.0, baseBytes: 0)) }
+        watch = ServerWatch(format: format, fragmentBytes: fragmentBytes)
+        connection.withLock {
+            install(Link(stream: opened.0, baseBytes: 0))
+            startWatchTimer()
+        }
     }
 
     deinit {
@@ -212,8 +228,19 @@ final class CaptureStream: @unchecked Sendable {
         }, me)
         pa_stream_set_suspended_callback(stream, { stream, userdata in
             let capture = Unmanaged<CaptureStream>.fromOpaque(userdata!).takeUnretainedValue()
+            let suspended = pa_stream_is_suspended(stream) > 0
+            if suspended {
+                capture.watch.sawSuspension()
+            } else if let timer = capture.watchTimer, capture.watch.mayOweSilence(now: monotonicNanoseconds()) {
+                // The resume is reported once the silence of the suspension is in place (next answer).
+                let consumed = capture.consumedBytes + Int64(pa_stream_readable_size(stream))
+                capture.watch.sawResume(tail: consumed)
+                capture.resumeToReport = true
+                pa_context_rttime_restart(capture.connection.context, timer, pa_rtclock_now())
+                return
+            }
             capture.notices.push(CaptureNotice(kind: .suspended, frame: capture.filler.timelineFrames,
-                                               count: pa_stream_is_suspended(stream) > 0 ? 1 : 0))
+                                               count: suspended ? 1 : 0))
             capture.dataReady.post()
         }, me)
         if let attributes = pa_stream_get_buffer_attr(stream)?.pointee {
@@ -221,6 +248,9 @@ final class CaptureStream: @unchecked Sendable {
             dropThreshold = limit > 4 * fragmentBytes ? limit - 2 * fragmentBytes : max(fragmentBytes, limit / 2)
         }
         link = new
+        consumedBytes = 0
+        fragmentOffset = 0
+        watch.restart(maxQueueBytes: Int64(pa_stream_get_buffer_attr(stream)?.pointee.maxlength ?? UInt32.max))
         if let operation = pa_stream_cork(stream, 0, nil, nil) { pa_operation_unref(operation) }
     }
 
@@ -293,7 +323,7 @@ final class CaptureStream: @unchecked Sendable {
     private func timingAnswered(_ stream: OpaquePointer, success: Bool) {
         guard drainWaiting, let link, link.stream == stream else { return }
         if success, let info = pa_stream_get_timing_info(stream)?.pointee, info.write_index_corrupt == 0 {
-            capturedAnswer = .some(link.baseBytes + info.write_index)
+            capturedAnswer = .some(link.baseBytes + info.write_index + watch.silenceOutsideIndices)
         } else {
             capturedAnswer = .some(nil)
         }
@@ -352,6 +382,7 @@ final class CaptureStream: @unchecked Sendable {
 
     /// Takes fragments while buffers are free; false when it stopped for want of one.
     private func readWhileBuffersAreFree(_ stream: OpaquePointer) -> Bool {
+        insertDueLoss()
         guard filler.writeOwedSilence() else { return false }
         while pa_stream_readable_size(stream) > 0 {
             var data: UnsafeRawPointer?
@@ -362,13 +393,32 @@ final class CaptureStream: @unchecked Sendable {
                 return true
             }
             if length == 0 { break }
+            insertDueLoss()
+            if watch.isHolding(at: consumedBytes + Int64(fragmentOffset)) { return true }
+            // Up to a loss found inside this fragment, if any: the loop inserts it and goes on.
+            let wanted = min(length - fragmentOffset, watch.bytesUntilLoss(from: consumedBytes + Int64(fragmentOffset)))
             let start = data.map { $0 + fragmentOffset }
-            fragmentOffset += filler.append(start, length - fragmentOffset)
-            guard fragmentOffset == length else { return false }
+            let taken = filler.append(start, wanted)
+            fragmentOffset += taken
+            guard taken == wanted else { return false }
+            if fragmentOffset < length { continue }
             fragmentOffset = 0
+            consumedBytes += Int64(length)
             pa_stream_drop(stream)
         }
         return true
+    }
+
+    /// Inserts the silence of a loss the watch placed at or before where reading stands.
+    private func insertDueLoss() {
+        while let loss = watch.takeLoss(at: consumedBytes + Int64(fragmentOffset)) {
+            let frames = loss.bytes / Int64(format.bytesPerFrame)
+            switch loss.kind {
+            case .dropped: filler.drop(Int(loss.bytes))
+            default: filler.insertGap(frames: frames, kind: loss.kind)
+            }
+            dataReady.post()
+        }
     }
 
     /// No free buffer: leave data queued, unless the queue is about to overflow; then drop from its head.
@@ -379,9 +429,72 @@ final class CaptureStream: @unchecked Sendable {
             guard pa_stream_peek(stream, &data, &length) == 0, length > 0 else { break }
             filler.drop(length - fragmentOffset)
             fragmentOffset = 0
+            consumedBytes += Int64(length)
             pa_stream_drop(stream)
+            insertDueLoss()
         }
         return false
+    }
+
+    // MARK: Watching the server's clock
+
+    /// Starts the watch timer on the mainloop. Call with the lock held, once.
+    private func startWatchTimer() {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        watchTimer = pa_context_rttime_new(connection.context, pa_rtclock_now() + ServerWatch.intervalMicroseconds,
+                                           { _, event, _, userdata in
+            let capture = Unmanaged<CaptureStream>.fromOpaque(userdata!).takeUnretainedValue()
+            capture.watchTick(event!)
+        }, me)
+    }
+
+    /// On the mainloop thread: asks the server for its timing (unless a request is out) and sets the
+    /// next tick.
+    private func watchTick(_ event: OpaquePointer) {
+        guard !closed.load(ordering: .acquiring) else { return }
+        let now = monotonicNanoseconds()
+        watch.ticked(at: now)
+        if let operation = watchOperation, pa_operation_get_state(operation) != PA_OPERATION_RUNNING {
+            pa_operation_unref(operation)
+            watchOperation = nil
+        }
+        if watchOperation == nil, let link, pa_stream_get_state(link.stream) == PA_STREAM_READY {
+            let me = Unmanaged.passUnretained(self).toOpaque()
+            watch.asking(at: now, boot: bootNanoseconds())
+            watchOperation = pa_stream_update_timing_info(link.stream, { stream, success, userdata in
+                let capture = Unmanaged<CaptureStream>.fromOpaque(userdata!).takeUnretainedValue()
+                capture.watchAnswered(stream!, success: success != 0)
+            }, me)
+        }
+        pa_context_rttime_restart(connection.context, event, pa_rtclock_now() + watch.nextTickMicroseconds)
+    }
+
+    /// Cancels the watch's timing request, if one is out. Call with the lock held.
+    private func cancelWatchRequest() {
+        guard let operation = watchOperation else { return }
+        if pa_operation_get_state(operation) == PA_OPERATION_RUNNING { pa_operation_cancel(operation) }
+        pa_operation_unref(operation)
+        watchOperation = nil
+    }
+
+    /// On the mainloop thread, lock held: compares the server's account with what arrived, and places
+    /// any loss it shows.
+    private func watchAnswered(_ stream: OpaquePointer, success: Bool) {
+        guard !closed.load(ordering: .acquiring), let link, link.stream == stream, success,
+              let info = pa_stream_get_timing_info(stream)?.pointee,
+              info.write_index_corrupt == 0, info.read_index_corrupt == 0 else { return }
+        var found = watch.answered(writeIndex: info.write_index, readIndex: info.read_index,
+                                   sourceMicroseconds: Int64(clamping: info.source_usec),
+                                   consumed: consumedBytes, queued: Int64(pa_stream_readable_size(stream)),
+                                   reading: consumedBytes + Int64(fragmentOffset), suspended: pa_stream_is_suspended(stream) > 0)
+        // Reading may have waited at the watch's hold, or a loss is due now.
+        readAvailable(stream)
+        if resumeToReport {
+            resumeToReport = false
+            notices.push(CaptureNotice(kind: .suspended, frame: filler.timelineFrames, count: 0))
+            found = true
+        }
+        if found { dataReady.post() }
     }
 
     // MARK: Loss and reconnection
@@ -392,6 +505,7 @@ final class CaptureStream: @unchecked Sendable {
     func detachFailed() -> Int64 {
         withLock {
             endDrain()
+            cancelWatchRequest()
             if let old = link {
                 link = nil
                 Self.release(old.stream)
@@ -425,6 +539,7 @@ final class CaptureStream: @unchecked Sendable {
             fragmentOffset = 0
             let base = Int64(filler.timelineFrames) * Int64(format.bytesPerFrame)
             failed.store(false, ordering: .releasing)
+            cancelWatchRequest()
             install(Link(stream: stream, baseBytes: base))
             return gap
         }
@@ -440,6 +555,11 @@ final class CaptureStream: @unchecked Sendable {
         let first = withLock { () -> Bool in
             guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return false }
             endDrain()
+            cancelWatchRequest()
+            if let timer = watchTimer, let api = pa_threaded_mainloop_get_api(connection.mainloop) {
+                api.pointee.time_free(timer)
+                watchTimer = nil
+            }
             if let old = link {
                 link = nil
                 Self.release(old.stream)
@@ -448,6 +568,13 @@ final class CaptureStream: @unchecked Sendable {
         }
         if first { connection.close() }
     }
+}
+
+/// CLOCK_BOOTTIME in nanoseconds (runs on while the machine sleeps).
+func bootNanoseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_BOOTTIME, &now)
+    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
 }
 
 /// CLOCK_MONOTONIC in nanoseconds.

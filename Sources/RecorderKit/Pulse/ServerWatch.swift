@@ -1,0 +1,234 @@
+// Losses libpulse does not report: found by comparing the server's account of a record stream with
+// what arrived here, and with the clock.
+
+/// Watches one record stream for audio lost where nobody says so, and places the silence that keeps
+/// the recording's time.
+///
+/// Two things can lose audio without a hole or an error reaching the client, and both happen when this
+/// process does not read for longer than the server queues (stopped by SIGSTOP or a debugger, a VM
+/// paused, a machine swapping):
+/// - **Skipped data** (PipeWire): the server drops the oldest data it holds and moves its read index
+///   past it. libpulse's read index for the stream (the server's, less what libpulse still holds)
+///   then runs ahead of what was taken here by exactly the bytes skipped.
+/// - **Refused data** (PulseAudio): the server's queue is full and the source's new data is refused.
+///   No index moves, so the only trace is the clock: the server's write index (plus the source's own
+///   latency) falls behind the time since the stream started, by the frames refused.
+/// The same clock shows a source that stopped delivering: suspended, or the machine asleep
+/// (CLOCK_BOOTTIME runs on, CLOCK_MONOTONIC stands still).
+///
+/// A clock shortfall counts only with a cause (the server's queue full, a wake-up after the timer
+/// was held up, a suspension, or sleep): a source that delivers late in big blocks (a null sink idling)
+/// shows the same shortfall for a while and then catches up. Shortfalls under `thresholdFrames`
+/// (0.25 s, or two fragments if longer) are not counted: that is the jitter of the servers' block
+/// delivery (measured 40–90 ms).
+///
+/// Used under the mainloop lock only (by `CaptureStream`); allocates nothing after `init`.
+struct ServerWatch {
+    /// The timer's period normally, and while a loss is being followed (after a wake-up, with the
+    /// server's queue full).
+    static let intervalMicroseconds: UInt64 = 1_000_000
+    static let closeIntervalMicroseconds: UInt64 = 20_000
+
+    /// Silence owed at a stream position (stream bytes as counted by `CaptureStream`).
+    struct Loss {
+        var position: Int64
+        var bytes: Int64
+        var kind: CaptureNotice.Kind
+    }
+
+    private static let windowSize = 8
+    private static let maxPending = 8
+
+    private let bytesPerFrame: Int64
+    private let rate: Double
+    private let fragmentBytes: Int64
+    /// Clock shortfalls smaller than this are jitter.
+    let thresholdFrames: Double
+
+    private var maxQueueBytes = Int64.max
+    /// Losses placed at or ahead of the reading position, in stream order.
+    private var pending: [Loss]
+    /// Bytes libpulse's read index ran ahead of ours (skipped data already placed).
+    private var skipped: Int64 = 0
+    /// Silence placed that the server's indices do not count (refused data, a silent source): added
+    /// to the write index to place it on the timeline.
+    private(set) var silenceOutsideIndices: Int64 = 0
+    /// Where the data the server had sent ended at the previous answer (stream bytes).
+    private var lastTail: Int64 = 0
+    /// First answer with data: CLOCK_BOOTTIME then and the frames the source had captured.
+    private var anchor: (boot: Int64, frames: Double)?
+    /// Recent clock shortfalls (frames); their minimum is the baseline a jump is measured from.
+    private var window: [Double]
+    private var windowNext = 0
+    private var askedAt: (monotonic: Int64, boot: Int64) = (0, 0)
+    private var lastAnswerSleep: Int64?
+    private var lastTick: Int64 = 0
+    private var wokeUp = false
+    private var suspendedSinceAnswer = false
+    private var followClosely = false
+    /// Reading stops here until the next answer: the server held more than its limit (it is about to
+    /// skip), and data past what it had sent may come after the skip.
+    private var holdAt: Int64?
+    /// Where the data ended when the source resumed: the rest of a suspension's silence goes there.
+    private var resumeTail: Int64?
+
+    init(format: StreamFormat, fragmentBytes: Int) {
+        bytesPerFrame = Int64(format.bytesPerFrame)
+        rate = Double(format.sampleRate)
+        self.fragmentBytes = Int64(fragmentBytes)
+        thresholdFrames = max(0.25 * Double(format.sampleRate), Double(2 * fragmentBytes / format.bytesPerFrame))
+        pending = []
+        pending.reserveCapacity(Self.maxPending)
+        window = []
+        window.reserveCapacity(Self.windowSize)
+    }
+
+    /// A new stream (at the start, or after a reconnection): indices start again at 0.
+    mutating func restart(maxQueueBytes: Int64) {
+        self.maxQueueBytes = maxQueueBytes
+        pending.removeAll(keepingCapacity: true)
+        skipped = 0
+        silenceOutsideIndices = 0
+        lastTail = 0
+        anchor = nil
+        window.removeAll(keepingCapacity: true)
+        windowNext = 0
+        lastAnswerSleep = nil
+        suspendedSinceAnswer = false
+        followClosely = false
+        holdAt = nil
+        resumeTail = nil
+    }
+
+    /// How long until the next tick.
+    var nextTickMicroseconds: UInt64 {
+        followClosely || wokeUp ? Self.closeIntervalMicroseconds : Self.intervalMicroseconds
+    }
+
+    /// The timer fired at `now` (CLOCK_MONOTONIC ns): half a second late or more is a wake-up.
+    mutating func ticked(at now: Int64) {
+        let expected = Int64(nextTickMicroseconds) * 1000
+        if lastTick > 0, now - lastTick > expected + 500_000_000 { wokeUp = true }
+        lastTick = now
+    }
+
+    /// A timing request goes out now.
+    mutating func asking(at monotonic: Int64, boot: Int64) {
+        askedAt = (monotonic, boot)
+    }
+
+    /// The source was suspended (the loss it causes, if any, is a silent source, not dropped data).
+    mutating func sawSuspension() {
+        suspendedSinceAnswer = true
+    }
+
+    /// True when a shortfall worth reporting may have built up since the last request (at `now`,
+    /// CLOCK_MONOTONIC ns).
+    func mayOweSilence(now: Int64) -> Bool {
+        Double(now - askedAt.monotonic) / 1e9 * rate >= thresholdFrames
+    }
+
+    /// The source resumed with `tail` bytes of the stream sent: the rest of the suspension's silence
+    /// goes there, so reading waits there for the next answer (ask at once).
+    mutating func sawResume(tail: Int64) {
+        resumeTail = tail
+        holdAt = tail
+        followClosely = true
+    }
+
+    /// The server's answer: `writeIndex` and `readIndex` as libpulse gives them for a record stream
+    /// (the server's write index; the server's read index less what libpulse holds), `consumed` what was
+    /// taken here, `queued` what libpulse holds, `reading` where reading stands. True when it placed a loss.
+    mutating func answered(writeIndex: Int64, readIndex: Int64, sourceMicroseconds: Int64, consumed: Int64,
+                           queued: Int64, reading: Int64, suspended: Bool) -> Bool {
+        var found = false
+        defer {
+            lastTail = consumed + queued
+            if !suspended { suspendedSinceAnswer = false }
+            wokeUp = false
+        }
+        // Skipped: the data between the previous answer's tail and what came after was never sent.
+        let skip = (readIndex - skipped - consumed) / bytesPerFrame * bytesPerFrame
+        if skip > 0 {
+            place(Loss(position: max(lastTail, reading), bytes: skip, kind: .dropped))
+            skipped += skip
+            found = true
+        }
+        let serverQueued = writeIndex - (readIndex + queued)
+        let queueFull = serverQueued >= maxQueueBytes - 2 * fragmentBytes
+        followClosely = queueFull || found
+        // More than the limit (PipeWire keeps writing and skips at its next send; PulseAudio never
+        // holds more): what it sends next may follow a skip, so take nothing past what it has sent
+        // until the next answer says where the skip is.
+        let resumedAt = resumeTail
+        resumeTail = nil
+        holdAt = serverQueued > maxQueueBytes ? consumed + queued : nil
+        guard writeIndex > 0 else { return found }
+
+        // The clock: frames the source has captured by now, against the time since the first answer.
+        let captured = Double(writeIndex / bytesPerFrame) + Double(sourceMicroseconds) * rate / 1e6
+        let sleep = askedAt.boot - askedAt.monotonic
+        defer { lastAnswerSleep = sleep }
+        guard let anchor else {
+            anchor = (askedAt.boot, captured)
+            remember(0)
+            return found
+        }
+        let shortfall = Double(askedAt.boot - anchor.boot) / 1e9 * rate - (captured - anchor.frames)
+        let jump = shortfall - (window.min() ?? shortfall)
+        let slept = Double(sleep - (lastAnswerSleep ?? sleep)) / 1e9 * rate > jump / 2
+        let cause: CaptureNotice.Kind? = suspended || suspendedSinceAnswer ? .sourceSilent
+            : slept ? .slept : queueFull || wokeUp ? .dropped : nil
+        guard jump >= thresholdFrames, let cause else {
+            remember(shortfall)
+            return found
+        }
+        // Refused data is not in the write index: the silence goes where the server's data ends now.
+        let bytes = Int64(jump.rounded()) * bytesPerFrame
+        // A silent source's last stretch goes where its data stopped, not after what came since.
+        let end = cause == .sourceSilent ? resumedAt ?? writeIndex - skipped : writeIndex - skipped
+        place(Loss(position: max(end, reading), bytes: bytes, kind: cause))
+        silenceOutsideIndices += bytes
+        window.removeAll(keepingCapacity: true)
+        windowNext = 0
+        remember(shortfall)
+        followClosely = true
+        return true
+    }
+
+    /// The loss to insert now, if one is placed at or before `reading`.
+    mutating func takeLoss(at reading: Int64) -> Loss? {
+        guard let first = pending.first, first.position <= reading else { return nil }
+        pending.removeFirst()
+        return first
+    }
+
+    /// Bytes that may be taken from `reading` before the next placed loss (or the hold).
+    func bytesUntilLoss(from reading: Int64) -> Int {
+        let limit = min(pending.first?.position ?? Int64.max, holdAt ?? Int64.max)
+        return limit == Int64.max ? Int.max : Int(clamping: max(0, limit - reading))
+    }
+
+    /// True while reading must wait at the hold for the next answer.
+    func isHolding(at reading: Int64) -> Bool {
+        holdAt.map { reading >= $0 } ?? false
+    }
+
+    private mutating func place(_ loss: Loss) {
+        if let last = pending.last, last.position >= loss.position || pending.count == Self.maxPending {
+            // At the same place (or no room): one loss.
+            pending[pending.count - 1].bytes += loss.bytes
+            return
+        }
+        pending.append(loss)
+    }
+
+    private mutating func remember(_ shortfall: Double) {
+        if window.count < Self.windowSize {
+            window.append(shortfall)
+        } else {
+            window[windowNext] = shortfall
+        }
+        windowNext = (windowNext + 1) % Self.windowSize
+    }
+}
