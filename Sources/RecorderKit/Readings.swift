@@ -42,8 +42,9 @@ public struct RecordingGap: Sendable, Hashable {
         case serverLost = "server-lost"
         /// The source was suspended and delivered nothing; the time it was silent is kept.
         case suspended
-        /// The machine slept (CLOCK_BOOTTIME ran on while CLOCK_MONOTONIC stood still) and the source
-        /// delivered nothing meanwhile; the time asleep is kept.
+        /// Audio found missing across a pause of the machine (CLOCK_BOOTTIME ran on while
+        /// CLOCK_MONOTONIC stood still). The pause itself is owed no silence: the servers' clocks
+        /// stood still too.
         case systemSleep = "system-sleep"
     }
     /// Frames from the recording's first frame (across split files) to the gap's first frame.

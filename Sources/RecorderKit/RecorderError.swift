@@ -10,6 +10,7 @@ public struct RecorderError: Error, Sendable, Hashable, CustomStringConvertible 
         private enum Kind: Hashable, Sendable {
             case invalidFormat, serverUnreachable, sourceNotFound, streamFailed
             case fileExists, cannotCreateFile, unsupportedFileType, writeFailed, invalidState, cannotReadFile
+            case fileInUse
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -24,11 +25,14 @@ public struct RecorderError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let streamFailed = Code(.streamFailed)
         /// The output file exists and overwriting was not asked for.
         public static let fileExists = Code(.fileExists)
+        /// The output file is being written by another recording (this process's or another's): it holds
+        /// the file's lock, and the file was left untouched.
+        public static let fileInUse = Code(.fileInUse)
         /// The output file could not be created (missing directory, permission, a directory at the path...).
         public static let cannotCreateFile = Code(.cannotCreateFile)
         /// The file name's extension names no container RecorderKit writes.
         public static let unsupportedFileType = Code(.unsupportedFileType)
-        /// Writing audio to the file failed (disk full, I/O error).
+        /// Writing audio to the file failed (disk full, I/O error), or the file was deleted while recording.
         public static let writeFailed = Code(.writeFailed)
         /// A file to analyze could not be opened or read.
         public static let cannotReadFile = Code(.cannotReadFile)

@@ -17,6 +17,11 @@ struct Analyze: ParsableCommand {
         for path in files {
             do {
                 let analysis = try FileAnalysis.analyze(path: path)
+                if analysis.missingFrames > 0 {
+                    writeError("recorder: warning: '\(path)' ends \(analysis.missingFrames) frames "
+                        + "(\(format(Double(analysis.missingFrames) / Double(max(analysis.sampleRate, 1)), 3)) s) before its "
+                        + "header says; what it holds was analysed (a truncated copy or an interrupted recording?)\n")
+                }
                 writeOutput(json ? Self.json(analysis) + "\n" : Self.text(analysis))
             } catch {
                 // The other files are still analysed; the exit status says one could not be read.
@@ -28,7 +33,10 @@ struct Analyze: ParsableCommand {
     }
 
     static func json(_ analysis: FileAnalysis) -> String {
-        func number(_ value: Double?, _ decimals: Int) -> String { value.map { format($0, decimals) } ?? "null" }
+        // JSON has no NaN or infinity: an undefined value is null.
+        func number(_ value: Double?, _ decimals: Int) -> String {
+            value.flatMap { $0.isFinite ? format($0, decimals) : nil } ?? "null"
+        }
         func list(_ values: [Double?], _ decimals: Int) -> String { "[" + values.map { number($0, decimals) }.joined(separator: ", ") + "]" }
         return "{\"file\": \(jsonString(analysis.path)), \"duration_s\": \(format(analysis.duration, 6)), "
             + "\"channels\": \(analysis.channelCount), \"sample_rate\": \(analysis.sampleRate), "
@@ -36,6 +44,8 @@ struct Analyze: ParsableCommand {
             + "\"rms_dbfs\": \(list(analysis.rms, 2)), "
             + "\"clipped_samples\": [\(analysis.clippedSamples.map(String.init).joined(separator: ", "))], "
             + "\"dc_offset\": \(list(analysis.dcOffset, 6)), "
+            + "\"nonfinite_samples\": [\(analysis.nonFiniteSamples.map(String.init).joined(separator: ", "))], "
+            + "\"missing_frames\": \(analysis.missingFrames), "
             + "\"integrated_lufs\": \(number(analysis.integrated, 2)), \"loudness_range_lu\": \(number(analysis.loudnessRange, 2)), "
             + "\"max_momentary_lufs\": \(number(analysis.maxMomentary, 2)), \"max_short_term_lufs\": \(number(analysis.maxShortTerm, 2))}"
     }
@@ -49,7 +59,9 @@ struct Analyze: ParsableCommand {
         for channel in 0..<analysis.channelCount {
             text += "  ch \(channel + 1): sample peak \(value(analysis.samplePeak[channel], "dBFS")), "
                 + "true peak \(value(analysis.truePeak[channel], "dBTP")), RMS \(value(analysis.rms[channel], "dBFS")), "
-                + "clipped \(analysis.clippedSamples[channel]), DC \(format(analysis.dcOffset[channel], 6))\n"
+                + "clipped \(analysis.clippedSamples[channel]), DC \(format(analysis.dcOffset[channel], 6))"
+                + (analysis.nonFiniteSamples[channel] > 0
+                    ? ", \(analysis.nonFiniteSamples[channel]) NaN/infinite samples left out" : "") + "\n"
         }
         return text
     }

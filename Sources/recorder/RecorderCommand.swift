@@ -78,7 +78,7 @@ enum ExitStatus {
         switch error.code {
         case .invalidFormat, .unsupportedFileType: return usage
         case .serverUnreachable, .sourceNotFound: return unavailable
-        case .fileExists, .cannotCreateFile: return cannotCreate
+        case .fileExists, .fileInUse, .cannotCreateFile: return cannotCreate
         case .cannotReadFile: return noInput
         case .writeFailed, .streamFailed: return ioError
         default: return other

@@ -14,6 +14,8 @@ struct AnalysisLine: Decodable {
     let rms_dbfs: [Double?]
     let clipped_samples: [Int64]
     let dc_offset: [Double]
+    let nonfinite_samples: [Int64]
+    let missing_frames: Int64
     let integrated_lufs: Double?
     let loudness_range_lu: Double?
     let max_momentary_lufs: Double?
@@ -153,5 +155,110 @@ struct AnalyzeTests {
         #expect(result.stdout.contains("\"integrated_lufs\": null, \"loudness_range_lu\": null, \"max_momentary_lufs\": null, \"max_short_term_lufs\": null}"))
         let text = try await recorder(["analyze", path])
         #expect(text.stdout.contains("integrated undefined (silence), range undefined"))
+    }
+}
+
+/// A 32-bit float WAV (WAVE_FORMAT_IEEE_FLOAT) of interleaved `samples`.
+private func writeFloatWAV(_ path: String, samples: [Float], channels: Int, rate: Int = 48_000) throws {
+    func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+    func le16(_ value: Int) -> [UInt8] { (0..<2).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+    let dataBytes = samples.count * 4
+    var bytes = Array("RIFF".utf8) + le32(4 + 26 + 8 + dataBytes) + Array("WAVE".utf8)
+    bytes += Array("fmt ".utf8) + le32(18) + le16(3) + le16(channels) + le32(rate) + le32(rate * channels * 4)
+        + le16(channels * 4) + le16(32) + le16(0)
+    bytes += Array("data".utf8) + le32(dataBytes)
+    for sample in samples { bytes += le32(Int(sample.bitPattern)) }
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+}
+
+/// Issue 12, point 4: NaN and infinite samples, and files that end early.
+@Suite(.timeLimit(.minutes(1)))
+struct HostileFileTests {
+    @Test func nanAndInfiniteSamplesAreCountedLeftOutAndTheJSONStaysValid() async throws {
+        let directory = try temporaryDirectory()
+        // A −9 dBFS 1 kHz sine, 5 s of 48 kHz stereo; channel 1 gets one NaN, channel 2 a +inf and a −inf.
+        let rate = 48_000, frames = rate * 5
+        let amplitude = Float(pow(10, -9.0 / 20))
+        var samples = [Float](repeating: 0, count: frames * 2)
+        for frame in 0..<frames {
+            let value = amplitude * Float(sin(2 * Double.pi * 1_000 * Double(frame) / Double(rate)))
+            samples[2 * frame] = value
+            samples[2 * frame + 1] = value
+        }
+        let clean = directory + "/clean.wav", hostile = directory + "/hostile.wav"
+        try writeFloatWAV(clean, samples: samples, channels: 2)
+        samples[2 * 1_000] = .nan
+        samples[2 * 2_000 + 1] = .infinity
+        samples[2 * 3_000 + 1] = -.infinity
+        try writeFloatWAV(hostile, samples: samples, channels: 2)
+
+        let result = try await recorder(["analyze", "--json", clean, hostile])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        for line in lines {
+            // Valid for Python's json module, which refuses NaN and Infinity when asked to be strict.
+            let check = try runProcess("python3", ["-c", "import json,sys; json.loads(sys.argv[1], parse_constant=lambda c: sys.exit('bad constant ' + c))", line])
+            #expect(check.status == 0, "\(check.stderr): \(line)")
+        }
+        let decoded = try lines.map { try JSONDecoder().decode(AnalysisLine.self, from: Data($0.utf8)) }
+        let (reference, measured) = (decoded[0], decoded[1])
+        #expect(reference.nonfinite_samples == [0, 0])
+        #expect(measured.nonfinite_samples == [1, 2])
+        // One sample out of 240 000 left out: the statistics are the clean file's.
+        for channel in 0..<2 {
+            let rms = try #require(measured.rms_dbfs[channel]), cleanRMS = try #require(reference.rms_dbfs[channel])
+            #expect(abs(rms - cleanRMS) < 0.01 && abs(rms - (-12.01)) < 0.02, "RMS \(rms)")
+            #expect(measured.sample_peak_dbfs[channel] == reference.sample_peak_dbfs[channel])
+            let truePeak = try #require(measured.true_peak_dbtp[channel])
+            #expect(abs(truePeak - (-9.0)) < 0.1, "true peak \(truePeak)")
+        }
+        let loudness = try #require(measured.integrated_lufs), cleanLoudness = try #require(reference.integrated_lufs)
+        #expect(abs(loudness - cleanLoudness) < 0.05, "\(loudness) against \(cleanLoudness)")
+
+        let text = try await recorder(["analyze", hostile])
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("ch 1: sample peak -9.0 dBFS") && text.stdout.contains(", 1 NaN/infinite samples left out"), "\(text.stdout)")
+        #expect(text.stdout.contains(", 2 NaN/infinite samples left out"))
+        #expect(!text.stdout.contains("nan") && !text.stdout.contains("inf dB") && !text.stdout.contains("undefined (silence)"), "\(text.stdout)")
+    }
+
+    @Test func aFileThatEndsBeforeItsHeaderSaysIsAnalysedWithAWarning() async throws {
+        let directory = try temporaryDirectory()
+        let path = directory + "/cut.wav"
+        try writeWAV(path, samples: sineSamples(frames: 44_100 * 2, frequency: 1_000, amplitudes: [0.5]), channels: 1)
+        // Cut off the last second (88 200 bytes), as a copy interrupted halfway would.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: try handle.seekToEnd() - 88_200)
+        try handle.close()
+        let result = try await recorder(["analyze", "--json", path])
+        #expect(result.status == 0)
+        #expect(result.stderr == "recorder: warning: '\(path)' ends 44100 frames (1.000 s) before its header says; "
+                + "what it holds was analysed (a truncated copy or an interrupted recording?)\n")
+        let line = try JSONDecoder().decode(AnalysisLine.self, from: Data(result.stdout.utf8))
+        #expect(line.missing_frames == 44_100 && abs(line.duration_s - 1) < 1e-9)
+    }
+
+    /// Every bad file gives valid JSON or a one-line error: empty, garbage, a header only, all NaN, silent.
+    @Test func everyOutputIsValidJSONForEveryBadFile() async throws {
+        let directory = try temporaryDirectory()
+        let nanFile = directory + "/allnan.wav", silent = directory + "/silent.wav", headerOnly = directory + "/header.wav"
+        try writeFloatWAV(nanFile, samples: [Float](repeating: .nan, count: 4_800), channels: 1)
+        try writeFloatWAV(silent, samples: [Float](repeating: 0, count: 4_800), channels: 1)
+        try writeFloatWAV(headerOnly, samples: [], channels: 2)
+        try Data().write(to: URL(fileURLWithPath: directory + "/empty.wav"))
+        try Data("not a sound file at all".utf8).write(to: URL(fileURLWithPath: directory + "/garbage.wav"))
+        let files = [nanFile, silent, headerOnly, directory + "/empty.wav", directory + "/garbage.wav"]
+        let result = try await recorder(["analyze", "--json"] + files)
+        #expect(result.status == 66)  // two files cannot be read; the others are analysed
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(result.stdout)")
+        for line in lines {
+            let check = try runProcess("python3", ["-c", "import json,sys; json.loads(sys.argv[1], parse_constant=lambda c: sys.exit('bad constant ' + c))", line])
+            #expect(check.status == 0, "\(check.stderr): \(line)")
+        }
+        let allNaN = try JSONDecoder().decode(AnalysisLine.self, from: Data(lines[0].utf8))
+        #expect(allNaN.nonfinite_samples == [4_800] && allNaN.rms_dbfs == [nil] && allNaN.integrated_lufs == nil)
+        #expect(result.stderr.split(separator: "\n").count == 2, "\(result.stderr)")
     }
 }

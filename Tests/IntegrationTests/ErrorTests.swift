@@ -120,6 +120,29 @@ struct ErrorTests {
         }
     }
 
+    /// Issue 12, point 3, through the API: a file another recorder writes is not replaced, even with
+    /// `overwrite`, and its take is kept.
+    @Test func overwriteOnAFileAnotherRecorderWritesIsRefusedWithFileInUse() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/held.aiff"
+            let first = try Recorder(source: PrivateServer.sineSource, server: server.address)
+            defer { first.stop() }
+            let second = try Recorder(source: PrivateServer.sineSource, server: server.address)
+            defer { second.stop() }
+            try first.record(to: path, frameLimit: 22_050)
+            let error = expectError(.fileInUse) { try second.record(to: path, overwrite: true) }
+            #expect(error?.message == "'\(path)' is in use by another recording and was left untouched; "
+                    + "choose another name or stop that recording first")
+            #expect(!second.isRecording)
+            let summary = try #require(try first.waitForRecording())
+            #expect(summary.frameCount == 22_050 && summary.error == nil)
+            #expect(try readSoundFile(path).frames == 22_050)
+            // Once the first file is closed the lock is gone.
+            try second.record(to: path, overwrite: true, frameLimit: 4_410)
+            #expect(try #require(try second.waitForRecording()).frameCount == 4_410)
+        }
+    }
+
     @Test func aReadOnlyFilesystemAndASymlinkLoopCannotBeCreated() async throws {
         try await withTinyDisk(readOnly: true) { mountPoint in try await withPrivateServer { server in
             let recorder = try Recorder(source: PrivateServer.sineSource, server: server.address)

@@ -79,9 +79,19 @@ public final class SoundFileWriter: @unchecked Sendable {
     /// The most frames this file can take without passing what its container can describe
     /// (AIFF's and WAV's 32-bit sizes: about 4 GiB). `write` refuses frames beyond it.
     public let frameCapacity: Int64
+    /// Frames between checks that the file is still linked (one second), and the next check's position.
+    private let linkCheckFrames: Int64
+    private var nextLinkCheck: Int64
 
     /// Creates the file exclusively (no race with another creator; a symlink at the path is refused)
     /// with the user's umask, unless `overwrite` is true.
+    ///
+    /// One writer per file: the writer holds an exclusive `flock` on the file until `close()`. A file
+    /// another writer holds (in this process or another) is refused with `.fileInUse` and left
+    /// untouched, even with `overwrite` (it is truncated only once the lock is held). Once a second of
+    /// audio, `write` checks that the file is still linked: a file deleted (or its directory removed, or
+    /// replaced by a rename) under the writer fails the next write with `.writeFailed`, since everything
+    /// written is then only in the deleted file.
     public init(path: String, format: StreamFormat, overwrite: Bool = false,
                 maxFramesPerWrite: Int = 4_410) throws(RecorderError) {
         guard let type = FileType(path: path) else {
@@ -99,9 +109,21 @@ public final class SoundFileWriter: @unchecked Sendable {
                 "\(type.rawValue.uppercased()) cannot hold \(format.channelCount) channels at \(format.sampleRate) Hz: "
                 + "choose another container (.wav, .caf) or format")
         }
-        let flags = O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (overwrite ? O_TRUNC : O_EXCL)
+        let flags = O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (overwrite ? 0 : O_EXCL)
         let fd = open(path, flags, 0o666)
         guard fd >= 0 else { throw Self.creationError(path: path, errno: errno) }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            Glibc.close(fd)
+            throw RecorderError(.fileInUse,
+                "'\(path)' is in use by another recording and was left untouched; choose another name or stop that "
+                + "recording first", underlying: .init(.posix, code))
+        }
+        if overwrite && ftruncate(fd, 0) != 0 {
+            let code = errno
+            Glibc.close(fd)
+            throw Self.creationError(path: path, errno: code)
+        }
         guard let file = sf_open_fd(fd, Int32(SFM_WRITE), &info, 0) else {
             let reason = String(cString: sf_strerror(nil))
             let code = sf_error(nil)
@@ -111,6 +133,8 @@ public final class SoundFileWriter: @unchecked Sendable {
         }
         self.descriptor = fd
         self.file = file
+        linkCheckFrames = Int64(max(format.sampleRate, 1))
+        nextLinkCheck = linkCheckFrames
         let needsSwap = sf_command(file, Int32(SFC_RAW_DATA_NEEDS_ENDSWAP), nil, 0) != 0
         let hostIsLittleEndian = 1.littleEndian == 1
         writesRawBigEndian = type != .flac && needsSwap == hostIsLittleEndian
@@ -187,6 +211,15 @@ public final class SoundFileWriter: @unchecked Sendable {
         }
         framesWritten += Int64(frames)
         sf_command(file, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+        if framesWritten >= nextLinkCheck {
+            nextLinkCheck = framesWritten + linkCheckFrames
+            var status = stat()
+            if fstat(descriptor, &status) == 0 && status.st_nlink == 0 {
+                throw RecorderError(.writeFailed,
+                    "'\(path)' was deleted (or replaced) during the recording: the \(framesWritten) frames recorded "
+                    + "are only in the deleted file and are lost when it closes; record where nothing removes the file")
+            }
+        }
     }
 
     private func writeError() -> RecorderError {

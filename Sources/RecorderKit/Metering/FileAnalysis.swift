@@ -22,6 +22,13 @@ public struct FileAnalysis: Sendable, Hashable {
     public let clippedSamples: [Int64]
     /// Mean sample value, full scale = 1.0.
     public let dcOffset: [Double]
+    /// Per channel: NaN and ±infinity samples (float files only). They are left out of the peaks, RMS,
+    /// DC offset and clip count; the loudness and true-peak meters, which need every instant, read each
+    /// as the channel's sample before it (a 0 would be a click that true peak reads as an overshoot).
+    public let nonFiniteSamples: [Int64]
+    /// Frames the header announces that the file does not hold (its data ends early: a truncated
+    /// copy, a recording cut off); 0 when the file is whole or its header announces nothing.
+    public let missingFrames: Int64
     /// Programme loudness (EBU R128, libebur128), LUFS / LU.
     public let integrated: Double?
     public let loudnessRange: Double?
@@ -60,31 +67,37 @@ public struct FileAnalysis: Sendable, Hashable {
         var squares = [Double](repeating: 0, count: channels)
         var sums = [Double](repeating: 0, count: channels)
         var clipped = [Int64](repeating: 0, count: channels)
+        var nonFinite = [Int64](repeating: 0, count: channels)
+        var lastFinite = [Float](repeating: 0, count: channels)
         var frames: Int64 = 0
         let fullScale: Float = 32_767 / 32_768
         while true {
             let read = block.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t(blockFrames)) }
             guard read > 0 else { break }
             let count = Int(read)
-            block.withUnsafeBufferPointer { samples in
-                meter.add(interleaved: UnsafeBufferPointer(rebasing: samples[0..<(count * channels)]))
+            block.withUnsafeMutableBufferPointer { samples in
+                // Statistics over the finite samples; then the others are replaced for the meter.
                 for channel in 0..<channels {
                     var peak = peaks[channel], square = 0.0, sum = 0.0, clips: Int64 = 0
                     var index = channel
                     for _ in 0..<count {
                         let value = samples[index]
+                        index += channels
+                        guard value.isFinite else { continue }
                         let magnitude = abs(value)
                         if magnitude > peak { peak = magnitude }
                         if magnitude >= fullScale { clips += 1 }
                         square += Double(value) * Double(value)
                         sum += Double(value)
-                        index += channels
                     }
                     peaks[channel] = peak
                     squares[channel] += square
                     sums[channel] += sum
                     clipped[channel] += clips
+                    nonFinite[channel] += replaceNonFinite(in: samples, count: count, channels: channels, channel: channel,
+                                                           last: &lastFinite[channel])
                 }
+                meter.add(interleaved: UnsafeBufferPointer(rebasing: samples[0..<(count * channels)]))
             }
             frames += Int64(count)
         }
@@ -95,18 +108,74 @@ public struct FileAnalysis: Sendable, Hashable {
             for thread in helpers { pthread_join(thread, nil) }
             if let peaks = scan.peaks { truePeak = peaks.map(decibels) }
         }
-        let total = Double(max(frames, 1))
+        // Non-finite samples were read as 0: the mean is over the others.
+        let totals = nonFinite.map { Double(max(frames - $0, 1)) }
+        // libsndfile sizes a PCM file by what it holds (and logs what the header said); for others the
+        // header's count stands and the reads come up short.
+        let announced = max(info.frames > 0 && info.frames < Int64.max ? Int64(info.frames) : frames,
+                            frames + headerShortfall(file, info))
         return FileAnalysis(
             path: path, frames: frames, sampleRate: rate, channelCount: channels,
             samplePeak: peaks.map { decibels(Double($0)) },
             truePeak: truePeak,
-            rms: squares.map { decibels(($0 / total).squareRoot()) },
+            rms: zip(squares, totals).map { decibels(($0 / $1).squareRoot()) },
             clippedSamples: clipped,
-            dcOffset: sums.map { $0 / total },
+            dcOffset: zip(sums, totals).map { $0 / $1 },
+            nonFiniteSamples: nonFinite, missingFrames: max(0, announced - frames),
             // libebur128 gives 0 LU for a programme with nothing above the gates: undefined, as silence is.
             integrated: meter.integrated, loudnessRange: meter.integrated == nil ? nil : meter.loudnessRange,
             maxMomentary: meter.maxMomentary, maxShortTerm: meter.maxShortTerm)
     }
+}
+
+/// Frames a PCM file's header announces beyond what the file holds, from libsndfile's log of the
+/// header (`SFC_GET_LOG_INFO`: "data : 176400 (should be 88200)" for WAV, "SSND : …" for AIFF); 0
+/// when the log says nothing of the kind.
+func headerShortfall(_ file: OpaquePointer, _ info: SF_INFO) -> Int64 {
+    let sampleBytes: Int64
+    switch Int(info.format) & Int(SF_FORMAT_SUBMASK) {
+    case Int(SF_FORMAT_PCM_S8), Int(SF_FORMAT_PCM_U8): sampleBytes = 1
+    case Int(SF_FORMAT_PCM_16): sampleBytes = 2
+    case Int(SF_FORMAT_PCM_24): sampleBytes = 3
+    case Int(SF_FORMAT_PCM_32), Int(SF_FORMAT_FLOAT): sampleBytes = 4
+    case Int(SF_FORMAT_DOUBLE): sampleBytes = 8
+    default: return 0
+    }
+    var log = [CChar](repeating: 0, count: 16_384)
+    let length = log.withUnsafeMutableBufferPointer {
+        Int(sf_command(file, Int32(SFC_GET_LOG_INFO), $0.baseAddress, Int32($0.count)))
+    }
+    guard length > 0 else { return 0 }
+    let text = String(decoding: log.prefix(min(length, log.count - 1)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    for line in text.split(separator: "\n") {
+        let trimmed = line.drop { $0 == " " }
+        guard trimmed.hasPrefix("data : ") || trimmed.hasPrefix("SSND : "),
+              let open = trimmed.firstRange(of: " (should be "), trimmed.hasSuffix(")") else { continue }
+        let said = Int64(trimmed[trimmed.index(trimmed.startIndex, offsetBy: 7)..<open.lowerBound])
+        let held = Int64(trimmed[open.upperBound..<trimmed.index(before: trimmed.endIndex)])
+        guard let said, let held, said > held else { return 0 }
+        return (said - held) / (sampleBytes * Int64(max(info.channels, 1)))
+    }
+    return 0
+}
+
+/// Replaces the NaN and ±infinity samples of `channel` in the first `count` interleaved frames by the
+/// channel's sample before them (`last`: the previous block's last finite sample, 0 at the start), so
+/// the loudness and true-peak filters see no click where they were; returns how many there were.
+func replaceNonFinite(in samples: UnsafeMutableBufferPointer<Float>, count: Int, channels: Int, channel: Int,
+                      last: inout Float) -> Int64 {
+    var found: Int64 = 0
+    var index = channel
+    for _ in 0..<count {
+        if samples[index].isFinite {
+            last = samples[index]
+        } else {
+            samples[index] = last
+            found += 1
+        }
+        index += channels
+    }
+    return found
 }
 
 /// True peak over a seekable file in 10 s segments that any number of threads take in turn (`work`).
@@ -147,6 +216,7 @@ final class TruePeakScan: Sendable {
         let blockFrames = Int64(max(sampleRate, 1))
         var block = [Float](repeating: 0, count: Int(blockFrames) * channels)
         var local = [Double](repeating: 0, count: channels)
+        var lastFinite = [Float](repeating: 0, count: channels)
         let segments = (frames + segmentFrames - 1) / segmentFrames
         while true {
             let segment = next.wrappingAdd(1, ordering: .relaxed).oldValue
@@ -154,6 +224,7 @@ final class TruePeakScan: Sendable {
             let start = segment * segmentFrames
             let end = min(frames, start + segmentFrames)
             let preroll = min(start, Self.preroll)
+            for channel in 0..<channels { lastFinite[channel] = 0 }
             guard sf_seek(file, sf_count_t(start - preroll), SEEK_SET) >= 0,
                   let made = libebur128Lock.withLock({ _ in
                       ebur128_init(UInt32(channels), UInt(sampleRate), Int32(EBUR128_MODE_TRUE_PEAK.rawValue))
@@ -170,7 +241,14 @@ final class TruePeakScan: Sendable {
                 let wanted = position < start ? start - position : min(blockFrames, end - position)
                 let read = block.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t(wanted)) }
                 guard read > 0 else { break }
-                block.withUnsafeBufferPointer { _ = ebur128_add_frames_float(state, $0.baseAddress, Int(read)) }
+                block.withUnsafeMutableBufferPointer { samples in
+                    // As the main pass does: a NaN would make every later interpolated value NaN.
+                    for channel in 0..<channels {
+                        _ = replaceNonFinite(in: samples, count: Int(read), channels: channels, channel: channel,
+                                             last: &lastFinite[channel])
+                    }
+                    _ = ebur128_add_frames_float(state, samples.baseAddress, Int(read))
+                }
                 if position >= start {
                     for channel in 0..<channels {
                         var peak = 0.0

@@ -471,6 +471,11 @@ final class CaptureStream: @unchecked Sendable {
 
     /// Cancels the watch's timing request, if one is out. Call with the lock held.
     private func cancelWatchRequest() {
+        if resumeToReport {  // its answer will not come: report the resume now
+            resumeToReport = false
+            notices.push(CaptureNotice(kind: .suspended, frame: filler.timelineFrames, count: 0))
+            dataReady.post()
+        }
         guard let operation = watchOperation else { return }
         if pa_operation_get_state(operation) == PA_OPERATION_RUNNING { pa_operation_cancel(operation) }
         pa_operation_unref(operation)
@@ -480,15 +485,20 @@ final class CaptureStream: @unchecked Sendable {
     /// On the mainloop thread, lock held: compares the server's account with what arrived, and places
     /// any loss it shows.
     private func watchAnswered(_ stream: OpaquePointer, success: Bool) {
-        guard !closed.load(ordering: .acquiring), let link, link.stream == stream, success,
-              let info = pa_stream_get_timing_info(stream)?.pointee,
-              info.write_index_corrupt == 0, info.read_index_corrupt == 0 else { return }
-        var found = watch.answered(writeIndex: info.write_index, readIndex: info.read_index,
+        guard !closed.load(ordering: .acquiring), let link, link.stream == stream else { return }
+        var found = false
+        if success, let info = pa_stream_get_timing_info(stream)?.pointee,
+           info.write_index_corrupt == 0, info.read_index_corrupt == 0 {
+            found = watch.answered(writeIndex: info.write_index, readIndex: info.read_index,
                                    sourceMicroseconds: Int64(clamping: info.source_usec),
                                    consumed: consumedBytes, queued: Int64(pa_stream_readable_size(stream)),
                                    reading: consumedBytes + Int64(fragmentOffset), suspended: pa_stream_is_suspended(stream) > 0)
+        } else {
+            watch.answerFailed()  // nothing to place: reading must not wait for it
+        }
         // Reading may have waited at the watch's hold, or a loss is due now.
         readAvailable(stream)
+        // Reported whatever the answer: a `resumed` that never comes would leave a waiter waiting.
         if resumeToReport {
             resumeToReport = false
             notices.push(CaptureNotice(kind: .suspended, frame: filler.timelineFrames, count: 0))

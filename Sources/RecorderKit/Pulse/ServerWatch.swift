@@ -13,12 +13,15 @@
 /// - **Refused data** (PulseAudio): the server's queue is full and the source's new data is refused.
 ///   No index moves, so the only trace is the clock: the server's write index (plus the source's own
 ///   latency) falls behind the time since the stream started, by the frames refused.
-/// The same clock shows a source that stopped delivering: suspended, or the machine asleep
-/// (CLOCK_BOOTTIME runs on, CLOCK_MONOTONIC stands still).
+/// The same clock shows a source that stopped delivering while suspended. The clock is CLOCK_MONOTONIC,
+/// the servers' own: while the machine (or a VM) is suspended their clocks stand still as well, so that
+/// time is owed no silence; a shortfall seen across such a pause (CLOCK_BOOTTIME ran on) is labelled
+/// `.slept`.
 ///
-/// A clock shortfall counts only with a cause (the server's queue full, a wake-up after the timer
-/// was held up, a suspension, or sleep): a source that delivers late in big blocks (a null sink idling)
-/// shows the same shortfall for a while and then catches up. Shortfalls under `thresholdFrames`
+/// A clock shortfall counts only with a cause (the server's queue full, a suspension, or sleep): a
+/// source that delivers late in big blocks (a null sink idling, a server starved on a loaded machine)
+/// shows the same shortfall for a while and then catches up. A late timer alone is no cause: it
+/// counted once on a loaded machine (ThreadSanitizer, two cores) and wrote silence for audio that came. Shortfalls under `thresholdFrames`
 /// (0.25 s, or two fragments if longer) are not counted: that is the jitter of the servers' block
 /// delivery (measured 40–90 ms).
 ///
@@ -55,8 +58,8 @@ struct ServerWatch {
     private(set) var silenceOutsideIndices: Int64 = 0
     /// Where the data the server had sent ended at the previous answer (stream bytes).
     private var lastTail: Int64 = 0
-    /// First answer with data: CLOCK_BOOTTIME then and the frames the source had captured.
-    private var anchor: (boot: Int64, frames: Double)?
+    /// First answer with data: CLOCK_MONOTONIC then and the frames the source had captured.
+    private var anchor: (monotonic: Int64, frames: Double)?
     /// Recent clock shortfalls (frames); their minimum is the baseline a jump is measured from.
     private var window: [Double]
     private var windowNext = 0
@@ -170,15 +173,17 @@ struct ServerWatch {
         let sleep = askedAt.boot - askedAt.monotonic
         defer { lastAnswerSleep = sleep }
         guard let anchor else {
-            anchor = (askedAt.boot, captured)
+            anchor = (askedAt.monotonic, captured)
             remember(0)
             return found
         }
-        let shortfall = Double(askedAt.boot - anchor.boot) / 1e9 * rate - (captured - anchor.frames)
+        // Against CLOCK_MONOTONIC, the servers' own clock: while the machine (or a VM) is suspended
+        // their clocks stand still too, and no audio is owed for that time.
+        let shortfall = Double(askedAt.monotonic - anchor.monotonic) / 1e9 * rate - (captured - anchor.frames)
         let jump = shortfall - (window.min() ?? shortfall)
         let slept = Double(sleep - (lastAnswerSleep ?? sleep)) / 1e9 * rate > jump / 2
         let cause: CaptureNotice.Kind? = suspended || suspendedSinceAnswer ? .sourceSilent
-            : slept ? .slept : queueFull || wokeUp ? .dropped : nil
+            : slept ? .slept : queueFull ? .dropped : nil
         guard jump >= thresholdFrames, let cause else {
             remember(shortfall)
             return found
@@ -194,6 +199,12 @@ struct ServerWatch {
         remember(shortfall)
         followClosely = true
         return true
+    }
+
+    /// The server could not answer: nothing is placed, and reading does not wait for an answer.
+    mutating func answerFailed() {
+        holdAt = nil
+        resumeTail = nil
     }
 
     /// The loss to insert now, if one is placed at or before `reading`.
