@@ -24,9 +24,11 @@ public struct CapturedBuffer {
     public let format: StreamFormat
     public let bytes: UnsafeRawBufferPointer
 
-    /// The sample of `channel` in frame `frame`, as a host-order integer.
-    public func sample(frame: Int, channel: Int) -> Int16 {
+    /// The sample of `channel` in frame `frame`, as a host-order integer; nil outside the buffer.
+    public func sample(frame: Int, channel: Int) -> Int16? {
+        guard (0..<frameCount).contains(frame), (0..<format.channelCount).contains(channel) else { return nil }
         let offset = (frame * format.channelCount + channel) * 2
+        guard offset + 1 < bytes.count else { return nil }
         return Int16(bitPattern: UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1]))
     }
 }

@@ -88,12 +88,13 @@ public final class Recorder: @unchecked Sendable {
         }
         self.format = format
         self.bufferCount = bufferCount
-        bufferFrameCapacity = max(1, format.frames(milliseconds: milliseconds))
+        // Both durations were checked above: at most an hour, well inside `frames(milliseconds:)`.
+        bufferFrameCapacity = max(1, format.frames(milliseconds: milliseconds) ?? 1)
         let capacityBytes = bufferFrameCapacity * format.bytesPerFrame
         let pool = BufferPool(count: bufferCount, capacityBytes: capacityBytes)
         capture = try CaptureStream(format: format, source: source, server: server, clientName: clientName,
                                     fragmentBytes: capacityBytes,
-                                    maxQueueBytes: maxQueueDuration.map { format.frames(milliseconds: $0) * format.bytesPerFrame },
+                                    maxQueueBytes: maxQueueDuration.map { (format.frames(milliseconds: $0) ?? 0) * format.bytesPerFrame },
                                     pool: pool, dataReady: dataReady)
         sourceName = capture.sourceName
         serverName = capture.serverName
@@ -132,6 +133,10 @@ public final class Recorder: @unchecked Sendable {
             throw RecorderError(.invalidFormat,
                 "invalid file length \(maxFramesPerFile) frames: use 1 to \(StreamFormat.maxFrameCount) frames")
         }
+        if let maxBytesPerFile, maxBytesPerFile < 1 {
+            throw RecorderError(.invalidFormat,
+                "invalid file size limit \(maxBytesPerFile) bytes: use a positive number of bytes, more than the header")
+        }
         let start = try lifecycle.withLock { lifecycle throws(RecorderError) -> Int64 in
             guard !lifecycle.stopped else {
                 throw RecorderError(.invalidState, "cannot record to '\(path)': the recorder was stopped; create a new Recorder")
@@ -147,7 +152,7 @@ public final class Recorder: @unchecked Sendable {
                 writer.close()
                 if !overwrite { unlink(path) }
                 throw RecorderError(.invalidFormat,
-                    "invalid file size limit \(maxBytesPerFile ?? 0) bytes: a \(writer.fileType.rawValue.uppercased()) "
+                    "invalid file size limit \(maxBytesPerFile ?? 0) bytes: the \(writer.fileType.rawValue.uppercased()) "
                     + "header alone takes \(writer.headerBytes); allow more")
             }
             return capture.withLock {

@@ -56,8 +56,13 @@ public struct StreamFormat: Hashable, Sendable {
     /// The longest duration `frames(seconds:)` takes at this rate, in seconds.
     public var maxSeconds: Double { Double(Self.maxFrameCount) / Double(sampleRate) }
 
-    /// Frames in `milliseconds` of audio, rounded to the nearest frame (4 410 for 100 ms at 44.1 kHz).
-    public func frames(milliseconds: Int) -> Int {
-        (sampleRate * milliseconds + 500) / 1000
+    /// Frames in `milliseconds` of audio, rounded to the nearest frame (4 410 for 100 ms at 44.1 kHz),
+    /// or nil for a negative count or one whose frames times 1000 would not fit in an `Int` (some 6.6
+    /// million years at 44.1 kHz).
+    public func frames(milliseconds: Int) -> Int? {
+        guard milliseconds >= 0 else { return nil }
+        let (product, overflow) = sampleRate.multipliedReportingOverflow(by: milliseconds)
+        guard !overflow else { return nil }
+        return product / 1000 + (product % 1000 >= 500 ? 1 : 0)
     }
 }

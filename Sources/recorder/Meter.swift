@@ -13,6 +13,10 @@ struct Meter: AsyncParsableCommand {
     @Flag(name: .customLong("levels-json"), help: "One JSON object per buffer on stdout: t, frames, average_db, peak_db, and the --meter's values.")
     var levelsJSON = false
 
+    func validate() throws {
+        try display.validate(with: capture)
+    }
+
     func run() async throws {
         let recorder = try capture.startRecorder()
         let live = LiveOutput(channelCount: capture.channels, display: LiveOutput.stderrIsTerminal, json: levelsJSON,

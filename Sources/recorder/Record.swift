@@ -31,6 +31,7 @@ struct Record: AsyncParsableCommand {
     var maxFileSize: String?
 
     func validate() throws {
+        try display.validate(with: capture)
         if FileType(path: output) == nil {
             throw ValidationError("cannot tell the file type of '\(output)': end the name in .aiff, .aif, .wav, .caf or .flac")
         }

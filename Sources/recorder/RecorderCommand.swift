@@ -182,8 +182,20 @@ struct DisplayOptions: ParsableArguments {
         if !(target.isFinite && target >= -70 && target <= 0) {
             throw ValidationError("invalid --target \(target): use a loudness between -70 and 0 LUFS, e.g. -23 (EBU R128) or -16")
         }
-        if !(vuReference.isFinite && vuReference >= -60 && vuReference <= 0) {
+        if !MeterLimits.vuReference.contains(vuReference) {
             throw ValidationError("invalid --vu-reference \(vuReference): use a level between -60 and 0 dBFS, e.g. -18 (EBU) or -20 (SMPTE)")
+        }
+    }
+
+    /// Refuses a meter that cannot run in the capture format (a VU or PPM meter below 8 kHz, loudness
+    /// on more than 64 channels), before anything connects.
+    func validate(with capture: CaptureOptions) throws {
+        guard let meter, (try? StreamFormat(sampleRate: capture.rate, channelCount: capture.channels)) != nil else { return }
+        do {
+            _ = try StandardMeter(kind: meter, channelCount: capture.channels, sampleRate: capture.rate,
+                                  options: MeterOptions(vuReference: vuReference))
+        } catch {
+            throw ValidationError("invalid --meter \(meter.rawValue): \(error.message)")
         }
     }
 

@@ -87,40 +87,52 @@ struct CommandTests {
         }
     }
 
-    /// Issue 12's hostile numbers on every duration option of `record` and `meter`: each is either taken
-    /// (and the run ends normally) or refused with one line and 64; none reaches a trap (1e15 used to end
-    /// in a 60-line backtrace and status 132).
-    @Test func hostileNumbersAreRefusedInOneLineOrTakenNeverATrap() async throws {
+    /// Issue 12's hostile numbers on every numeric option of `record` and `meter`: each is either taken
+    /// (and the run ends normally) or refused with one line naming the option and 64; none reaches a trap
+    /// (1e15 used to end in a 60-line backtrace and status 132). The values each option takes (exit 0);
+    /// the others of the table must be refused with 64.
+    static let hostileTaken: [String: Set<String>] = [
+        "--duration": ["0"],
+        "--max-file-time": [],
+        "--max-file-size": [],
+        "--reconnect-timeout": ["0", "1e-9", "1e15", "1e300", "9223372036854775808"],
+        "--queue-limit": [],
+        "--rate": [],
+        "--channels": [],
+        "--target": ["0", "-1"],
+        "--vu-reference": ["0", "-1"],
+    ]
+
+    @Test(arguments: hostileTaken.keys.sorted())
+    func hostileNumbersAreRefusedInOneLineOrTakenNeverATrap(option: String) async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
             let values = ["0", "-1", "1e-9", "1e15", "1e300", "nan", "inf", "-inf", "9223372036854775808"]
-            // The values each option takes (exit 0); the others must be refused with 64.
-            let taken: [String: Set<String>] = [
-                "--duration": ["0"],
-                "--max-file-time": [],
-                "--reconnect-timeout": ["0", "1e-9", "1e15", "1e300", "9223372036854775808"],
-                "--queue-limit": [],
-            ]
-            var runs: [(String, [String])] = []
-            for (option, _) in taken {
-                for value in values {
-                    let bounded = option == "--duration" ? [] : ["--duration", "0.05"]
-                    runs.append((value, ["record", directory + "/\(runs.count).aiff", "--source", PrivateServer.sineSource,
-                                         "--quiet", "\(option)=\(value)"] + bounded))
-                    if option != "--max-file-time" {
-                        runs.append((value, ["meter", "--source", PrivateServer.sineSource, "\(option)=\(value)"]
-                                            + (option == "--duration" ? [] : ["--duration", "0.05"])))
-                    }
+            let taken = Self.hostileTaken[option]!
+            // The words each refusal must contain: ours ("invalid duration …") or the argument parser's
+            // for a value that is not an integer ("the value '1e15' is invalid for '--rate <rate>'").
+            let named = ["--duration": "duration", "--max-file-time": "max-file-time", "--max-file-size": "max-file-size",
+                         "--reconnect-timeout": "reconnect timeout", "--queue-limit": "queue-limit", "--rate": "rate",
+                         "--channels": "channel", "--target": "target", "--vu-reference": "vu-reference"][option]!
+            var runs: [(value: String, arguments: [String])] = []
+            for value in values {
+                let bounded = option == "--duration" ? [] : ["--duration", "0.05"]
+                // The meter whose option it is, so that the value is used, not only parsed.
+                let meter = option == "--target" ? ["--meter", "loudness"] : option == "--vu-reference" ? ["--meter", "vu"] : []
+                runs.append((value, ["record", directory + "/\(runs.count).aiff", "--source", PrivateServer.sineSource,
+                                     "--quiet", "\(option)=\(value)"] + bounded + meter))
+                if !["--max-file-time", "--max-file-size"].contains(option) {
+                    runs.append((value, ["meter", "--source", PrivateServer.sineSource, "\(option)=\(value)"] + bounded + meter))
                 }
             }
             for (value, arguments) in runs {
-                let option = String(arguments.first { $0.hasPrefix("--") && $0.contains("=") }!.split(separator: "=")[0])
                 let result = try await recorder(arguments, server: server)
-                let expected: Int32 = taken[option]!.contains(value) ? 0 : 64
+                let expected: Int32 = taken.contains(value) ? 0 : 64
                 #expect(result.status == expected, "\(arguments): \(result.stderr)")
                 if expected == 64 {
                     let lines = result.stderr.split(separator: "\n")
-                    #expect(lines.count == 1 && lines[0].hasPrefix("recorder: invalid "), "\(arguments): \(result.stderr)")
+                    #expect(lines.count == 1 && lines[0].hasPrefix("recorder: ") && lines[0].contains("invalid")
+                            && lines[0].lowercased().contains(named), "\(arguments): \(result.stderr)")
                 }
             }
         }
@@ -153,6 +165,8 @@ struct CommandTests {
         (["--meter", "dbfs"], 64, "'dbfs' is invalid for '--meter <meter>'"),
         (["--meter", "loudness", "--target", "5"], 64, "invalid --target 5.0: use a loudness between -70 and 0 LUFS"),
         (["--meter", "vu", "--vu-reference", "nan"], 64, "invalid --vu-reference nan: use a level between -60 and 0 dBFS"),
+        (["--meter", "ppm2", "--rate", "4000"], 64, "invalid --meter ppm2: the PPM meter cannot run at 4000 Hz: use 8000 to 2822400 Hz"),
+        (["--max-file-size", "40"], 64, "invalid file size limit 40 bytes: the AIFF header alone takes 54; allow more"),
     ] as [([String], Int32, String)])
     func badInputExitsWithItsCodeAndOneLine(options: [String], status: Int32, message: String) async throws {
         try await withPrivateServer { server in

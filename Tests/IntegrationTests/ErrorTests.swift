@@ -109,6 +109,20 @@ struct ErrorTests {
                 let split = expectError(.invalidFormat) { try recorder.record(to: directory + "/d.aiff", maxFramesPerFile: bad) }
                 #expect(split?.message.hasPrefix("invalid file length \(bad) frames: use 1 to ") == true)
             }
+            for bad: Int64 in [0, -1, .min, 40] {
+                let size = expectError(.invalidFormat) { try recorder.record(to: directory + "/d.aiff", maxBytesPerFile: bad) }
+                #expect(size?.message.hasPrefix("invalid file size limit \(bad) bytes: ") == true, "\(String(describing: size))")
+            }
+            for bad in [-1, 1, 5, Int.max, Int.min] {
+                // A channel the format lacks reads the floor, as AVAudioRecorder's meters do.
+                #expect(recorder.getPeakPower(channel: bad) == LevelMeterState.silence)
+                #expect(recorder.getAveragePower(channel: bad) == LevelMeterState.silence)
+            }
+            for options in [MeterOptions(peakHold: .infinity), MeterOptions(peakDecay: .nan), MeterOptions(clipRun: .min),
+                            MeterOptions(vuReference: 1e300)] {
+                let meter = expectError(.invalidFormat) { _ = try recorder.meterReadings(.vu, options: options) }
+                #expect(meter?.message.hasPrefix("invalid ") == true, "\(String(describing: meter))")
+            }
             #expect(!FileManager.default.fileExists(atPath: directory + "/d.aiff"))
             #expect(!recorder.isRecording)
 

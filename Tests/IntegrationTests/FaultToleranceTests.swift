@@ -138,7 +138,7 @@ struct FaultToleranceTests {
             let loudSince = Atomic<Int64>(-1)
             let secondHeard = DispatchSemaphore(value: 0)
             recorder.setInputHandler { buffer in
-                let loud = (0..<buffer.frameCount).contains { abs(Int(buffer.sample(frame: $0, channel: 0))) > 3_000 }
+                let loud = (0..<buffer.frameCount).contains { abs(Int(buffer.sample(frame: $0, channel: 0) ?? 0)) > 3_000 }
                 if loud, loudSince.load(ordering: .relaxed) < 0 { loudSince.store(buffer.startFrame, ordering: .relaxed) }
                 let since = loudSince.load(ordering: .relaxed)
                 if since >= 0, buffer.startFrame + Int64(buffer.frameCount) >= since + 44_100 {

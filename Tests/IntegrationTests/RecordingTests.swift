@@ -255,8 +255,15 @@ struct RecordingTests {
             let recorder = try Recorder(source: PrivateServer.sineSource, server: server.address)
             defer { recorder.stop() }
             let seen = Locked<[(Int64, Int)]>([])
+            let outside = Locked<[Int16?]>([])
             recorder.setInputHandler { buffer in
-                _ = buffer.sample(frame: buffer.frameCount - 1, channel: 0)
+                // Every sample of the buffer is there; past it (or a channel it lacks) is nil, not a trap.
+                let last = buffer.sample(frame: buffer.frameCount - 1, channel: 0)
+                outside.withLock {
+                    $0 += [last == nil ? 1 : nil, buffer.sample(frame: buffer.frameCount, channel: 0),
+                           buffer.sample(frame: -1, channel: 0), buffer.sample(frame: 0, channel: 1),
+                           buffer.sample(frame: Int.max, channel: Int.min)]
+                }
                 seen.withLock { $0.append((buffer.startFrame, buffer.frameCount)) }
             }
             let readings = recorder.levelReadings()
@@ -265,6 +272,7 @@ struct RecordingTests {
             recorder.setInputHandler(nil)
             let buffers = seen.withLock { $0 }
             #expect(buffers.count >= 10)
+            #expect(outside.withLock { $0.allSatisfy { $0 == nil } })
             for (previous, next) in zip(buffers, buffers.dropFirst()) {
                 #expect(next.0 == previous.0 + Int64(previous.1))
             }

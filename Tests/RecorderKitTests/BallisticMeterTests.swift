@@ -18,9 +18,9 @@ private func trace<M>(_ meter: inout M, _ samples: [Float], add: (inout M, Unsaf
 }
 
 @Suite struct BallisticMeterTests {
-    @Test func vuRisesTo99PercentIn300msWithAbout1PercentOvershootAndFallsAlike() {
+    @Test func vuRisesTo99PercentIn300msWithAbout1PercentOvershootAndFallsAlike() throws {
         let rate = 48_000
-        var meter = VUMeter(sampleRate: rate)
+        var meter = try VUMeter(sampleRate: rate)
         let rise = trace(&meter, sine(seconds: 2, dBFS: -18, rate: rate), add: { $0.add($1) }, value: \.needle)
         let steady = rise.last!
         #expect(abs(20 * log10(steady)) < 0.1, "a −18 dBFS sine reads 0 VU: \(20 * log10(steady))")
@@ -34,15 +34,15 @@ private func trace<M>(_ meter: inout M, _ samples: [Float], add: (inout M, Unsaf
     }
 
     @Test(arguments: PPMMeter.Kind.allCases)
-    func ppmBurstsReadMinus2dBAndFallAtTheirRate(kind: PPMMeter.Kind) {
+    func ppmBurstsReadMinus2dBAndFallAtTheirRate(kind: PPMMeter.Kind) throws {
         let rate = 48_000
-        var steadyMeter = PPMMeter(kind: kind, sampleRate: rate)
+        var steadyMeter = try PPMMeter(kind: kind, sampleRate: rate)
         let steadyTone = sine(seconds: 1, dBFS: 0, frequency: 5_000, rate: rate)
         steadyTone.withUnsafeBufferPointer { steadyMeter.add($0) }
         let steady = steadyMeter.reading
         // 0 dB is a steady full-scale 1 kHz sine; at 5 kHz (9.6 samples a period) within 0.3 dB of it.
         #expect(abs(steady) < 0.3, "a full-scale tone reads about 0 dB: \(steady)")
-        var burstMeter = PPMMeter(kind: kind, sampleRate: rate)
+        var burstMeter = try PPMMeter(kind: kind, sampleRate: rate)
         sine(seconds: kind.burst, dBFS: 0, frequency: 5_000, rate: rate).withUnsafeBufferPointer { burstMeter.add($0) }
         #expect(abs(burstMeter.reading - steady - -2) <= 0.2, "\(kind) burst reads \(burstMeter.reading - steady) dB")
         let drop = kind == .typeI ? 20.0 : 24.0
@@ -52,9 +52,9 @@ private func trace<M>(_ meter: inout M, _ samples: [Float], add: (inout M, Unsaf
         #expect(abs(fell - expected) <= expected * 0.1, "\(kind): \(drop) dB in \(fell) s")
     }
 
-    @Test func peakIsHeldThenFallsAt20dBPerSecond() {
+    @Test func peakIsHeldThenFallsAt20dBPerSecond() throws {
         let rate = 48_000
-        var meter = PeakHoldMeter(sampleRate: rate)
+        var meter = try PeakHoldMeter(sampleRate: rate)
         let signal: [Float] = [0.5] + [Float](repeating: 0, count: 3 * rate)
         let peaks = trace(&meter, signal, add: { $0.add($1) }, value: \.peak)
         #expect(abs(peaks[Int(1.49 * Double(rate))] - -6.02) < 0.01, "held for 1.5 s")
@@ -64,12 +64,12 @@ private func trace<M>(_ meter: inout M, _ samples: [Float], add: (inout M, Unsaf
         #expect(abs(meter.peak - 20 * log10(0.9)) < 0.001)
     }
 
-    @Test func fullScaleSamplesAreCountedAndRunsMakeClipEvents() {
+    @Test func fullScaleSamplesAreCountedAndRunsMakeClipEvents() throws {
         var signal = [Float](repeating: 0.1, count: 10_000)
         for index in [100, 300, 500, 700, 900, 1_100, 1_300] { signal[index] = 1.0 }  // 7 single clips
         for index in 5_000..<5_005 { signal[index] = -1.0 }                            // one run of 5
         for run in [1, 3, 6] {
-            var meter = PeakHoldMeter(sampleRate: 48_000, clipRun: run)
+            var meter = try PeakHoldMeter(sampleRate: 48_000, clipRun: run)
             signal.withUnsafeBufferPointer { meter.add($0) }
             #expect(meter.clippedSamples == 12)
             #expect(meter.clipEvents == (run == 1 ? 8 : run == 3 ? 1 : 0), "clip run \(run): \(meter.clipEvents)")

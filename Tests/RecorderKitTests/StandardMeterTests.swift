@@ -26,9 +26,9 @@ private func stereoSignal(rate: Int = 44_100) -> (bytes: [UInt8], channels: [[Fl
     func eachChannelReadsAsItsOwnMeter(kind: MeterKind) throws {
         let (bytes, channels) = stereoSignal()
         let meter = try StandardMeter(kind: kind, channelCount: 2, sampleRate: 44_100)
-        var peaks = [PeakHoldMeter](repeating: PeakHoldMeter(sampleRate: 44_100), count: 2)
-        var vus = [VUMeter](repeating: VUMeter(sampleRate: 44_100), count: 2)
-        var ppms = [PPMMeter](repeating: PPMMeter(kind: kind == .ppm1 ? .typeI : .typeII, sampleRate: 44_100), count: 2)
+        var peaks = [PeakHoldMeter](repeating: try PeakHoldMeter(sampleRate: 44_100), count: 2)
+        var vus = [VUMeter](repeating: try VUMeter(sampleRate: 44_100), count: 2)
+        var ppms = [PPMMeter](repeating: try PPMMeter(kind: kind == .ppm1 ? .typeI : .typeII, sampleRate: 44_100), count: 2)
         for buffer in 0..<10 {
             bytes[(buffer * 17_640)..<((buffer + 1) * 17_640)].withUnsafeBytes { meter.add(bigEndianS16: $0) }
             var expected = [Double]()
@@ -78,7 +78,7 @@ private func stereoSignal(rate: Int = 44_100) -> (bytes: [UInt8], channels: [[Fl
             _ = try StandardMeter(kind: .peak, channelCount: 1, sampleRate: 44_100, options: MeterOptions(peakDecay: 0))
             Issue.record("a decay of 0 dB/s was accepted")
         } catch {
-            #expect(error.code == .invalidFormat && error.message.contains("decay above 0 dB/s"))
+            #expect(error.code == .invalidFormat && error.message == "invalid peak decay 0.0 dB/s: use a number above 0, e.g. 20")
         }
     }
 }

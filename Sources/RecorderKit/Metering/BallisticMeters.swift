@@ -2,6 +2,53 @@
 // PPM type I and II (IEC 60268-10). Each takes samples in −1…1 for one channel.
 import Glibc
 
+/// The values the meters accept; outside them an initializer throws `RecorderError` `.invalidFormat`
+/// with a one-line message naming the value and the range.
+public enum MeterLimits {
+    /// Sample rates of the peak-hold meter: any rate a stream can have, up to libebur128's maximum
+    /// (2.8224 MHz, 64 × 44.1 kHz).
+    public static let sampleRates = 1...2_822_400
+    /// Sample rates of the VU and PPM meters, whose time constants are tens of milliseconds and whose
+    /// calibration uses a 5 kHz tone: from 8 kHz.
+    public static let ballisticSampleRates = 8_000...2_822_400
+    /// Channels of one `StandardMeter` (libsndfile's maximum).
+    public static let channelCounts = 1...1_024
+    /// Channels and rates libebur128 measures (`LoudnessMeter`, the loudness kind of `StandardMeter`).
+    public static let loudnessChannelCounts = 1...64
+    public static let loudnessSampleRates = 16...2_822_400
+    /// Peak hold, seconds.
+    public static let peakHold = 0.0...3_600.0
+    /// The dBFS level of a sine that reads 0 VU.
+    public static let vuReference = -60.0...0.0
+
+    static func checkSampleRate(_ sampleRate: Int, _ meter: String,
+                                in rates: ClosedRange<Int> = ballisticSampleRates) throws(RecorderError) {
+        guard rates.contains(sampleRate) else {
+            throw RecorderError(.invalidFormat, "the \(meter) meter cannot run at \(sampleRate) Hz: use "
+                + "\(rates.lowerBound) to \(rates.upperBound) Hz")
+        }
+    }
+
+    static func checkPeakHold(_ hold: Double, decay: Double, clipRun: Int) throws(RecorderError) {
+        guard peakHold.contains(hold) else {
+            throw RecorderError(.invalidFormat, "invalid peak hold \(hold) s: use 0 to \(Int(peakHold.upperBound)) seconds, e.g. 1.5")
+        }
+        guard decay.isFinite, decay > 0 else {
+            throw RecorderError(.invalidFormat, "invalid peak decay \(decay) dB/s: use a number above 0, e.g. 20")
+        }
+        guard clipRun >= 1 else {
+            throw RecorderError(.invalidFormat, "invalid clip run \(clipRun): use 1 or more consecutive full-scale samples")
+        }
+    }
+
+    static func checkVUReference(_ reference: Double) throws(RecorderError) {
+        guard vuReference.contains(reference) else {
+            throw RecorderError(.invalidFormat, "invalid VU reference \(reference) dBFS: use a level from "
+                + "\(Int(vuReference.lowerBound)) to 0 dBFS, e.g. -18 (EBU) or -20 (SMPTE)")
+        }
+    }
+}
+
 /// Sample peak with peak hold and decay, and clip detection.
 ///
 /// `peak` is the held peak in dBFS: a new maximum is held for `hold` seconds, then falls at `decay` dB/s
@@ -19,11 +66,15 @@ public struct PeakHoldMeter: Sendable {
     public private(set) var clippedSamples: Int64 = 0
     public private(set) var clipEvents: Int64 = 0
 
-    public init(sampleRate: Int, hold: Double = 1.5, decay: Double = 20, clipRun: Int = 1) {
+    /// - Throws: `.invalidFormat` for a rate outside `MeterLimits.sampleRates`, a hold outside
+    ///   `MeterLimits.peakHold`, a decay that is not a positive number of dB/s, or a clip run under 1.
+    public init(sampleRate: Int, hold: Double = 1.5, decay: Double = 20, clipRun: Int = 1) throws(RecorderError) {
+        try MeterLimits.checkSampleRate(sampleRate, "peak", in: MeterLimits.sampleRates)
+        try MeterLimits.checkPeakHold(hold, decay: decay, clipRun: clipRun)
         self.sampleRate = sampleRate
         self.hold = hold
         self.decay = decay
-        self.clipRun = max(1, clipRun)
+        self.clipRun = clipRun
     }
 
     /// The held peak in dBFS (−∞ for silence).
@@ -84,7 +135,11 @@ public struct VUMeter: Sendable {
     /// Steady needle position for a full-scale sine (the mean of |sin|: 2/π).
     private let referencePosition: Double
 
-    public init(sampleRate: Int, reference: Double = -18) {
+    /// - Throws: `.invalidFormat` for a rate outside `MeterLimits.ballisticSampleRates` or a reference outside
+    ///   `MeterLimits.vuReference`.
+    public init(sampleRate: Int, reference: Double = -18) throws(RecorderError) {
+        try MeterLimits.checkSampleRate(sampleRate, "VU")
+        try MeterLimits.checkVUReference(reference)
         self.sampleRate = sampleRate
         self.reference = reference
         referencePosition = 2 / Double.pi * pow(10, reference / 20)
@@ -133,7 +188,9 @@ public struct PPMMeter: Sendable {
     private let steady: Double
     private var value = 0.0
 
-    public init(kind: Kind, sampleRate: Int) {
+    /// - Throws: `.invalidFormat` for a rate outside `MeterLimits.ballisticSampleRates`.
+    public init(kind: Kind, sampleRate: Int) throws(RecorderError) {
+        try MeterLimits.checkSampleRate(sampleRate, "PPM")
         self.kind = kind
         self.sampleRate = sampleRate
         release = pow(10, -kind.fall / 20 / Double(sampleRate))

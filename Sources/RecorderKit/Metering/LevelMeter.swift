@@ -33,10 +33,12 @@ public enum LevelMeter {
 
     /// Measures interleaved signed 16-bit big-endian samples, writing one state per channel into `states`.
     ///
-    /// `states.count` is the channel count. Allocates nothing. A buffer with no frames reads silence.
+    /// `states.count` is the channel count (none: nothing to do). Allocates nothing. A buffer with no
+    /// frames reads silence; a partial last frame is left out.
     public static func measure(bigEndianS16 bytes: UnsafeRawBufferPointer,
                                into states: UnsafeMutableBufferPointer<LevelMeterState>) {
         let channels = states.count
+        guard channels > 0 else { return }
         let frames = bytes.count / (channels * 2)
         for channel in 0..<channels {
             var peak: Int32 = 0
@@ -55,8 +57,10 @@ public enum LevelMeter {
         }
     }
 
-    /// Convenience for tests and offline use: one state per channel of the given bytes.
+    /// Convenience for tests and offline use: one state per channel of the given bytes (none for a
+    /// channel count under 1).
     public static func measure(bigEndianS16 bytes: [UInt8], channelCount: Int) -> [LevelMeterState] {
+        guard channelCount > 0 else { return [] }
         var states = [LevelMeterState](repeating: LevelMeterState(averagePower: LevelMeterState.silence,
                                                                   peakPower: LevelMeterState.silence),
                                        count: channelCount)
@@ -77,15 +81,18 @@ public struct LevelTotals: Sendable, Hashable {
     private var sumsOfSquares: [Double]
     public private(set) var clippedSamples: [Int64]
 
+    /// No channels (empty totals) for a count under 1.
     public init(channelCount: Int) {
-        peaks = [Int32](repeating: 0, count: channelCount)
-        sumsOfSquares = [Double](repeating: 0, count: channelCount)
-        clippedSamples = [Int64](repeating: 0, count: channelCount)
+        let count = max(0, channelCount)
+        peaks = [Int32](repeating: 0, count: count)
+        sumsOfSquares = [Double](repeating: 0, count: count)
+        clippedSamples = [Int64](repeating: 0, count: count)
     }
 
     /// Adds interleaved signed 16-bit big-endian frames.
     public mutating func add(bigEndianS16 bytes: UnsafeRawBufferPointer) {
         let channels = peaks.count
+        guard channels > 0 else { return }
         let frameCount = bytes.count / (channels * 2)
         for channel in 0..<channels {
             var peak = peaks[channel]

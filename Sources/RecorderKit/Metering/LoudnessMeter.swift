@@ -58,10 +58,12 @@ public final class LoudnessMeter {
                 ignoringStartTransient: Bool = false) throws(RecorderError) {
         let modes = EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | (truePeak ? EBUR128_MODE_TRUE_PEAK.rawValue : 0)
             | EBUR128_MODE_S.rawValue | EBUR128_MODE_M.rawValue
-        guard channelCount > 0, sampleRate > 0,
+        guard MeterLimits.loudnessChannelCounts.contains(channelCount), MeterLimits.loudnessSampleRates.contains(sampleRate),
               let state = libebur128Lock.withLock({ _ in ebur128_init(UInt32(channelCount), UInt(sampleRate), Int32(modes)) }) else {
             throw RecorderError(.invalidFormat,
-                "libebur128 cannot measure \(channelCount) channels at \(sampleRate) Hz: use 1 or more channels at a positive rate")
+                "libebur128 cannot measure \(channelCount) channels at \(sampleRate) Hz: use 1 to "
+                + "\(MeterLimits.loudnessChannelCounts.upperBound) channels at \(MeterLimits.loudnessSampleRates.lowerBound) "
+                + "to \(MeterLimits.loudnessSampleRates.upperBound) Hz")
         }
         self.state = state
         measuresTruePeak = truePeak

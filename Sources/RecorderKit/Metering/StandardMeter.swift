@@ -31,6 +31,13 @@ public struct MeterOptions: Sendable, Hashable {
         self.clipRun = clipRun
         self.vuReference = vuReference
     }
+
+    /// Checks every value, whichever meter will use it.
+    /// - Throws: `.invalidFormat` naming the first bad value and its range (see `MeterLimits`).
+    public func validate() throws(RecorderError) {
+        try MeterLimits.checkPeakHold(peakHold, decay: peakDecay, clipRun: clipRun)
+        try MeterLimits.checkVUReference(vuReference)
+    }
 }
 
 /// The programme loudness at one moment (EBU R128), LUFS and LU; nil while undefined (silence, or less
@@ -76,25 +83,24 @@ public final class StandardMeter {
     private var scratch: [Float] = []
 
     public init(kind: MeterKind, channelCount: Int, sampleRate: Int, options: MeterOptions = MeterOptions()) throws(RecorderError) {
-        guard channelCount > 0, sampleRate > 0 else {
-            throw RecorderError(.invalidFormat,
-                "cannot meter \(channelCount) channels at \(sampleRate) Hz: use 1 or more channels at a positive rate")
+        guard MeterLimits.channelCounts.contains(channelCount) else {
+            throw RecorderError(.invalidFormat, "cannot meter \(channelCount) channels: use "
+                + "\(MeterLimits.channelCounts.lowerBound) to \(MeterLimits.channelCounts.upperBound)")
         }
-        guard options.peakHold >= 0, options.peakDecay > 0, options.clipRun >= 1, options.vuReference.isFinite else {
-            throw RecorderError(.invalidFormat,
-                "invalid meter options \(options): use a hold of 0 s or more, a decay above 0 dB/s and a clip run of 1 or more")
-        }
+        try options.validate()
         self.kind = kind
         self.channelCount = channelCount
         self.sampleRate = sampleRate
+        // Each meter checks its own values (one line naming the bad one), before any is repeated.
         switch kind {
         case .peak:
-            peaks = Array(repeating: PeakHoldMeter(sampleRate: sampleRate, hold: options.peakHold,
-                                                   decay: options.peakDecay, clipRun: options.clipRun), count: channelCount)
+            peaks = Array(repeating: try PeakHoldMeter(sampleRate: sampleRate, hold: options.peakHold,
+                                                       decay: options.peakDecay, clipRun: options.clipRun),
+                          count: channelCount)
         case .vu:
-            vus = Array(repeating: VUMeter(sampleRate: sampleRate, reference: options.vuReference), count: channelCount)
+            vus = Array(repeating: try VUMeter(sampleRate: sampleRate, reference: options.vuReference), count: channelCount)
         case .ppm1, .ppm2:
-            ppms = Array(repeating: PPMMeter(kind: kind == .ppm1 ? .typeI : .typeII, sampleRate: sampleRate),
+            ppms = Array(repeating: try PPMMeter(kind: kind == .ppm1 ? .typeI : .typeII, sampleRate: sampleRate),
                          count: channelCount)
         case .loudness:
             break
