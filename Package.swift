@@ -39,6 +39,12 @@ let package = Package(
             dependencies: ["RecorderKit"],
             path: "Examples/RecordSeconds"
         ),
+        // Issue 12's day of audio through every meter, built in release by the test command.
+        .executableTarget(
+            name: "recorder-longrun",
+            dependencies: ["RecorderKit"],
+            path: "Tests/LongRun"
+        ),
         // Shared by the test targets: a private PulseAudio server, signal generators, file readers.
         .target(
             name: "TestSupport",
@@ -46,7 +52,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RecorderKitTests",
-            dependencies: ["RecorderKit"]
+            dependencies: ["RecorderKit", "CEbur128"]
         ),
         .testTarget(
             name: "IntegrationTests",

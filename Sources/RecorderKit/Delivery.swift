@@ -139,9 +139,7 @@ private final class DeliveryState: @unchecked Sendable {
     var exiting = false
 
     init(format: StreamFormat) {
-        meterScratch = [LevelMeterState](
-            repeating: LevelMeterState(averagePower: LevelMeterState.silence, peakPower: LevelMeterState.silence),
-            count: format.channelCount)
+        meterScratch = Readout.silentLevels(format)
     }
 }
 
@@ -151,12 +149,9 @@ private final class DeliveryState: @unchecked Sendable {
 final class Delivery: Sendable {
     let format: StreamFormat
     let control = Locked(ControlState())
-    let levels = Broadcaster<LevelReading>()
+    let readout: Readout
     let events = Broadcaster<RecorderEvent>()
-    let meters = MeterFeeds()
     let inputHandler = Locked<(@Sendable (CapturedBuffer) -> Void)?>(nil)
-    /// The latest buffer's meter state per channel.
-    let currentLevels: Locked<[LevelMeterState]>
     /// Frames delivered since the recorder started.
     let framePosition = Atomic<Int64>(0)
     /// How long to wait for a lost server or source to come back (nil: do not wait).
@@ -181,9 +176,7 @@ final class Delivery: Sendable {
         self.dataReady = dataReady
         self.reconnectTimeout = reconnectTimeout
         state = DeliveryState(format: format)
-        currentLevels = Locked([LevelMeterState](
-            repeating: LevelMeterState(averagePower: LevelMeterState.silence, peakPower: LevelMeterState.silence),
-            count: format.channelCount))
+        readout = Readout(format: format)
     }
 
     /// Starts the delivery thread (detached: `stop()` waits for `exited`, never joins, so it can be
@@ -314,9 +307,8 @@ final class Delivery: Sendable {
         capture.close()
         reportNotices(endFrame: nil)
         closeLoss(endFrame: nil)
-        levels.finish()
+        readout.finish()
         events.finish()
-        meters.finish()
         changeControl { $0.exited = true }
     }
 
@@ -554,10 +546,7 @@ final class Delivery: Sendable {
         reportNotices(endFrame: sessionEnd)
         if let loss = state.openLoss, loss.frame + loss.count < endFrame { closeLoss(endFrame: sessionEnd) }
 
-        state.meterScratch.withUnsafeMutableBufferPointer { LevelMeter.measure(bigEndianS16: bytes, into: $0) }
-        currentLevels.withLock { levels in
-            for channel in levels.indices { levels[channel] = state.meterScratch[channel] }
-        }
+        readout.measure(bytes, into: &state.meterScratch)
         // The file before the readings and the handler: a handler that stops the recording has its buffer
         // in the file, and a reader that sees a failed write's buffer already sees the recording ended.
         if let session = state.session {
@@ -577,9 +566,7 @@ final class Delivery: Sendable {
         }
         state.position = endFrame
         framePosition.store(endFrame, ordering: .releasing)
-        let time = Double(endFrame) / Double(format.sampleRate)
-        levels.yield(LevelReading(endFrame: endFrame, frameCount: frameCount, time: time, channels: state.meterScratch))
-        meters.deliver(bytes, endFrame: endFrame, frameCount: frameCount, time: time, levels: state.meterScratch)
+        readout.publish(bytes, endFrame: endFrame, frameCount: frameCount, measured: state.meterScratch)
 
         if let handler = inputHandler.withLock({ $0 }) {
             handler(CapturedBuffer(startFrame: startFrame, frameCount: frameCount, format: format, bytes: bytes))

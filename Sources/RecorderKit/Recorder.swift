@@ -259,10 +259,10 @@ public final class Recorder: @unchecked Sendable {
     public func getAveragePower(channel: Int) -> Float { levelMeterState(channel: channel).averagePower }
 
     /// One `LevelMeterState` per channel for the latest buffer (kAudioQueueProperty_CurrentLevelMeterDB).
-    public var currentLevelMeterStates: [LevelMeterState] { delivery.currentLevels.withLock { $0 } }
+    public var currentLevelMeterStates: [LevelMeterState] { delivery.readout.currentLevels.withLock { $0 } }
 
     private func levelMeterState(channel: Int) -> LevelMeterState {
-        delivery.currentLevels.withLock { levels in
+        delivery.readout.currentLevels.withLock { levels in
             levels.indices.contains(channel) ? levels[channel]
                 : LevelMeterState(averagePower: LevelMeterState.silence, peakPower: LevelMeterState.silence)
         }
@@ -270,7 +270,7 @@ public final class Recorder: @unchecked Sendable {
 
     /// A stream of readings, one per completed buffer, from now until `stop()`. Each call makes a new,
     /// independent stream; none drops a reading.
-    public func levelReadings() -> AsyncStream<LevelReading> { delivery.levels.makeStream() }
+    public func levelReadings() -> AsyncStream<LevelReading> { delivery.readout.levels.makeStream() }
 
     /// A stream of `kind` meter readings, one per completed buffer, from now until `stop()`: each call
     /// makes a new meter, fed on the delivery thread with every buffer from now on (a loudness meter's
@@ -278,7 +278,7 @@ public final class Recorder: @unchecked Sendable {
     /// - Throws: `.invalidFormat` for options out of range.
     public func meterReadings(_ kind: MeterKind, options: MeterOptions = MeterOptions()) throws(RecorderError)
         -> AsyncStream<MeterReading> {
-        try delivery.meters.makeStream(kind: kind, format: format, options: options)
+        try delivery.readout.meters.makeStream(kind: kind, format: format, options: options)
     }
 
     /// A stream of events (dropped frames, finished recordings, capture failure) until `stop()`.

@@ -1,4 +1,5 @@
 // The loudness meter (libebur128) against EBU Tech 3341 and 3342 test signals, generated here.
+import CEbur128
 import Foundation
 import Testing
 @testable import RecorderKit
@@ -240,5 +241,64 @@ private func readings(_ samples: [Float], after seconds: Double, rate: Int = 48_
         }
         bytes.withUnsafeBytes { meter.add(bigEndianS16: $0) }
         #expect(abs((meter.integrated ?? 0) - (floats.integrated ?? 1)) < 0.01)
+    }
+}
+
+/// The vectorised true-peak interpolator against libebur128's own (`EBUR128_MODE_TRUE_PEAK`), which it
+/// replaces: noise with steep inter-sample peaks, fed in blocks of odd sizes (tails shorter than eight
+/// outputs, blocks shorter than the interpolator's history), at each of the oversampling factors.
+@Suite struct TruePeakScannerTests {
+    @Test(arguments: [44_100, 48_000, 96_000, 192_000])
+    func readsWhatLibebur128ReadsToAThousandthOfADecibel(rate: Int) throws {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        let frames = rate * 3
+        let samples: [Float] = (0..<(frames * 2)).map { index in
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            let noise = Float(Double(state >> 11) / Double(1 << 53) * 2 - 1)
+            // Alternating near-full-scale samples now and then: their reconstruction overshoots.
+            let burst = (index / 2) % (rate / 3) < 6 ? Float((index / 2) % 2 == 0 ? 0.9 : -0.9) : 0
+            return 0.3 * noise + burst
+        }
+        let channels = 2
+        guard let made = ebur128_init(UInt32(channels), UInt(rate), Int32(EBUR128_MODE_TRUE_PEAK.rawValue)) else {
+            throw RecorderError(.invalidFormat, "libebur128 refused \(rate) Hz")
+        }
+        var reference: UnsafeMutablePointer<ebur128_state>? = made
+        defer { ebur128_destroy(&reference) }
+        var scanners = [TruePeakScanner](repeating: TruePeakScanner(sampleRate: rate), count: channels)
+        samples.withUnsafeBufferPointer { all in
+            var offset = 0
+            for size in [1, 5, 7, 8, 13, 100, 4_410, 33_333].cycled(until: frames) {
+                let count = min(size, frames - offset)
+                guard count > 0 else { break }
+                let start = all.baseAddress! + offset * channels
+                _ = ebur128_add_frames_float(reference, start, count)
+                for channel in 0..<channels { scanners[channel].add(start + channel, count: count, stride: channels) }
+                offset += count
+            }
+        }
+        for channel in 0..<channels {
+            var expected = 0.0
+            #expect(ebur128_true_peak(reference, UInt32(channel), &expected) == Int32(EBUR128_SUCCESS.rawValue))
+            let peak = Double(max(scanners[channel].samplePeak, scanners[channel].interpolatedPeak))
+            #expect(abs(20 * log10(peak) - 20 * log10(expected)) < 0.001, "\(rate) Hz, channel \(channel): \(peak) vs \(expected)")
+            if rate < 192_000 {
+                // The point of it: the interpolated peak is above the sample peak.
+                #expect(scanners[channel].interpolatedPeak > scanners[channel].samplePeak * 1.05, "\(scanners[channel])")
+            }
+        }
+    }
+}
+
+private extension Array where Element == Int {
+    /// The sizes over and over until they add up to at least `total`.
+    func cycled(until total: Int) -> [Int] {
+        var result: [Int] = [], sum = 0, index = 0
+        while sum < total {
+            result.append(self[index % count])
+            sum += self[index % count]
+            index += 1
+        }
+        return result
     }
 }

@@ -53,11 +53,15 @@ private func stereoSignal(rate: Int = 44_100) -> (bytes: [UInt8], channels: [[Fl
     @Test func theLoudnessKindReadsAsALoudnessMeterWithTruePeaksPerChannel() throws {
         let (bytes, _) = stereoSignal()
         let meter = try StandardMeter(kind: .loudness, channelCount: 2, sampleRate: 44_100)
-        let reference = try LoudnessMeter(channelCount: 2, sampleRate: 44_100)
-        bytes.withUnsafeBytes { meter.add(bigEndianS16: $0); reference.add(bigEndianS16: $0) }
+        // The live meter keeps histograms (constant memory); integrated and LRA come from them.
+        let reference = try LoudnessMeter(channelCount: 2, sampleRate: 44_100, histogram: true)
+        let blocks = try LoudnessMeter(channelCount: 2, sampleRate: 44_100)
+        bytes.withUnsafeBytes { meter.add(bigEndianS16: $0); reference.add(bigEndianS16: $0); blocks.add(bigEndianS16: $0) }
         let loudness = try #require(meter.loudness)
         #expect(loudness.momentary == reference.momentary && loudness.shortTerm == reference.shortTerm)
+        #expect(loudness.momentary == blocks.momentary && loudness.shortTerm == blocks.shortTerm)
         #expect(loudness.integrated == reference.integrated && loudness.integrated != nil)
+        #expect(abs((loudness.integrated ?? 0) - (blocks.integrated ?? 0)) < 0.1, "\(loudness) vs \(String(describing: blocks.integrated))")
         #expect(meter.values == [reference.truePeak(channel: 0)!, reference.truePeak(channel: 1)!])
         #expect(abs(meter.values[0] - -12) < 0.1 && abs(meter.values[1] - -30) < 0.1)
         #expect(meter.clippedSamples == [0, 0] && meter.clipEvents == [0, 0])

@@ -179,9 +179,9 @@ func replaceNonFinite(in samples: UnsafeMutableBufferPointer<Float>, count: Int,
 }
 
 /// True peak over a seekable file in 10 s segments that any number of threads take in turn (`work`).
-/// Each segment gets a fresh libebur128 state (true-peak mode) fed 64 frames from before the segment
-/// first, whose output is discarded: the interpolator's 49 taps at 4× span 13 input frames, so from the
-/// segment's first frame on every interpolated value is the one a single state over the file computes.
+/// Each segment gets fresh `TruePeakScanner`s fed 64 frames from before the segment first, whose
+/// interpolated values are left out: the interpolator's 49 taps at 4× span 13 input frames, so from the
+/// segment's first frame on every interpolated value is the one a single scan over the file computes.
 final class TruePeakScan: Sendable {
     let path: String
     let channels: Int
@@ -225,15 +225,11 @@ final class TruePeakScan: Sendable {
             let end = min(frames, start + segmentFrames)
             let preroll = min(start, Self.preroll)
             for channel in 0..<channels { lastFinite[channel] = 0 }
-            guard sf_seek(file, sf_count_t(start - preroll), SEEK_SET) >= 0,
-                  let made = libebur128Lock.withLock({ _ in
-                      ebur128_init(UInt32(channels), UInt(sampleRate), Int32(EBUR128_MODE_TRUE_PEAK.rawValue))
-                  }) else {
+            guard sf_seek(file, sf_count_t(start - preroll), SEEK_SET) >= 0 else {
                 failed.store(true, ordering: .releasing)
                 return
             }
-            var state: UnsafeMutablePointer<ebur128_state>? = made
-            defer { ebur128_destroy(&state) }
+            var scanners = [TruePeakScanner](repeating: TruePeakScanner(sampleRate: sampleRate), count: channels)
             var position = start - preroll
             while position < end {
                 // The pre-roll alone first, so that its output (the interpolator starting from zeros) is
@@ -247,17 +243,15 @@ final class TruePeakScan: Sendable {
                         _ = replaceNonFinite(in: samples, count: Int(read), channels: channels, channel: channel,
                                              last: &lastFinite[channel])
                     }
-                    _ = ebur128_add_frames_float(state, samples.baseAddress, Int(read))
-                }
-                if position >= start {
                     for channel in 0..<channels {
-                        var peak = 0.0
-                        if ebur128_prev_true_peak(state, UInt32(channel), &peak) == Int32(EBUR128_SUCCESS.rawValue) {
-                            local[channel] = max(local[channel], peak)
-                        }
+                        scanners[channel].add(samples.baseAddress! + channel, count: Int(read), stride: channels,
+                                              counting: position >= start)
                     }
                 }
                 position += Int64(read)
+            }
+            for channel in 0..<channels {
+                local[channel] = max(local[channel], Double(max(scanners[channel].samplePeak, scanners[channel].interpolatedPeak)))
             }
         }
         maxima.withLock { maxima in

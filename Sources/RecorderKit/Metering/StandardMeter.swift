@@ -105,9 +105,11 @@ public final class StandardMeter {
         case .loudness:
             break
         }
-        // A live meter starts mid-signal: its true peak leaves out the oversampler's start from silence.
+        // A live meter starts mid-signal: its true peak leaves out the oversampler's start from silence;
+        // it may run for days: histograms, constant memory.
         loudnessMeter = kind == .loudness
-            ? try LoudnessMeter(channelCount: channelCount, sampleRate: sampleRate, ignoringStartTransient: true) : nil
+            ? try LoudnessMeter(channelCount: channelCount, sampleRate: sampleRate, ignoringStartTransient: true,
+                                histogram: true) : nil
     }
 
     /// Adds interleaved samples in −1…1.

@@ -1,0 +1,105 @@
+// True peak (ITU-R BS.1770-4, Annex 2) of one channel: the signal oversampled 4× below 96 kHz and 2×
+// below 192 kHz (at and above 192 kHz the samples themselves) by a polyphase interpolator with a 49-tap
+// Hann-windowed sinc, the design libebur128 uses, computed eight output samples at a time. libebur128's
+// own interpolator, one multiply at a time in double precision, was four fifths of a live loudness
+// meter's cost (252 s of CPU for a day of 48 kHz stereo, against 105 s for everything else it does).
+import Glibc
+
+/// The largest magnitude so far of one channel's samples and of its oversampled signal. Not
+/// thread-safe; allocates only when a block larger than any before arrives.
+struct TruePeakScanner {
+    /// Oversampling factor: 4 below 96 kHz, 2 below 192 kHz, 1 above (no interpolation).
+    let factor: Int
+    /// Taps per interpolating phase: ceil(49 / factor).
+    private let length: Int
+    /// For each interpolating phase (1..<factor), `length` weights, one phase after the other; weight
+    /// `k` applies to the sample `k` frames before the current one. (Phase 0 is a sample, delayed: it
+    /// adds nothing to the sample peak.)
+    private let weights: [Float]
+    /// The last `length - 1` samples (oldest first), then the current block.
+    private var buffer: [Float]
+    /// Largest |sample| and largest |oversampled value| so far.
+    private(set) var samplePeak: Float = 0
+    private(set) var interpolatedPeak: Float = 0
+
+    init(sampleRate: Int) {
+        factor = sampleRate < 96_000 ? 4 : sampleRate < 192_000 ? 2 : 1
+        let taps = 49
+        length = (taps + factor - 1) / factor
+        var phases = [[Float]](repeating: [Float](repeating: 0, count: length), count: factor)
+        for j in 0..<taps {
+            let m = Double(j) - Double(taps - 1) / 2
+            var c = abs(m) > 1e-6 ? sin(m * .pi / Double(factor)) / (m * .pi / Double(factor)) : 1
+            c *= 0.5 * (1 - cos(2 * .pi * Double(j) / Double(taps - 1)))
+            if abs(c) > 1e-6 { phases[j % factor][j / factor] = Float(c) }
+        }
+        weights = Array(phases.dropFirst().joined())
+        buffer = [Float](repeating: 0, count: length - 1)
+    }
+
+    /// Adds `count` samples read `stride` floats apart from `samples`. `counting` false: these samples'
+    /// interpolated values are left out of the peak (a stream that starts mid-waveform; see
+    /// `LoudnessMeter`), their samples still count.
+    mutating func add(_ samples: UnsafePointer<Float>, count: Int, stride: Int, counting: Bool = true) {
+        guard count > 0 else { return }
+        let history = length - 1
+        if buffer.count < history + count { buffer.append(contentsOf: repeatElement(0, count: history + count - buffer.count)) }
+        let length = length, phaseCount = factor - 1
+        buffer.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            var sampleMax: Float = 0
+            for index in 0..<count {
+                let sample = samples[index * stride]
+                base[history + index] = sample
+                sampleMax = max(sampleMax, abs(sample))
+            }
+            samplePeak = max(samplePeak, sampleMax)
+            if counting && phaseCount > 0 {
+                let peak = weights.withUnsafeBufferPointer { weights in
+                    Self.interpolatedPeak(of: base + history, count: count, weights: weights.baseAddress!,
+                                          phases: phaseCount, length: length)
+                }
+                interpolatedPeak = max(interpolatedPeak, peak)
+            }
+            // Keep the last samples for the next block's first outputs (the regions may overlap).
+            memmove(base, base + count, history * MemoryLayout<Float>.stride)
+        }
+    }
+
+    /// The largest |output| of every phase for the `count` samples at `samples` (the `length - 1`
+    /// before them readable too): eight outputs at a time, each the dot product of a phase's weights
+    /// with the samples before it.
+    private static func interpolatedPeak(of samples: UnsafeMutablePointer<Float>, count: Int,
+                                         weights: UnsafePointer<Float>, phases: Int, length: Int) -> Float {
+        // The largest and the smallest output: |x| without a call per lane. (Products and sums, not
+        // `addProduct`: without FMA in the baseline instruction set, a fused multiply-add is a libm call
+        // per lane.)
+        var highest = SIMD8<Float>(repeating: 0), lowest = SIMD8<Float>(repeating: 0)
+        var index = 0
+        while index + 8 <= count {
+            let current = UnsafeRawPointer(samples + index)
+            for phase in 0..<phases {
+                let phaseWeights = weights + phase * length
+                var sum = SIMD8<Float>(repeating: 0)
+                for k in 0..<length {
+                    sum += phaseWeights[k] * current.loadUnaligned(fromByteOffset: -k * 4, as: SIMD8<Float>.self)
+                }
+                highest = highest.replacing(with: sum, where: sum .> highest)
+                lowest = lowest.replacing(with: sum, where: sum .< lowest)
+            }
+            index += 8
+        }
+        var result = max(highest.max(), -lowest.min())
+        while index < count {
+            let current = samples + index
+            for phase in 0..<phases {
+                var sum: Float = 0
+                for k in 0..<length { sum += weights[phase * length + k] * current[-k] }
+                result = max(result, abs(sum))
+            }
+            index += 1
+        }
+        return result
+    }
+}
+

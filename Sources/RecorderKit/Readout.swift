@@ -1,0 +1,58 @@
+// What every captured buffer feeds besides the file: the core level meter, the latest levels, the level
+// readings and the standard meters' streams.
+
+/// The readings side of delivery, one per recorder: fed by its delivery thread with every buffer, read
+/// by `Recorder`'s level calls and streams.
+///
+/// SPI (`@_spi(LongRun)`) only for the long-run check (`Tests/LongRun`), which feeds a day of audio
+/// through it at full speed, with every meter on, without a server.
+@_spi(LongRun) public final class Readout: Sendable {
+    let format: StreamFormat
+    let levels = Broadcaster<LevelReading>()
+    let meters = MeterFeeds()
+    /// The latest buffer's meter state per channel.
+    let currentLevels: Locked<[LevelMeterState]>
+
+    public init(format: StreamFormat) {
+        self.format = format
+        currentLevels = Locked(Self.silentLevels(format))
+    }
+
+    /// One silent state per channel: what the scratch of `measure` starts as.
+    public static func silentLevels(_ format: StreamFormat) -> [LevelMeterState] {
+        [LevelMeterState](repeating: LevelMeterState(averagePower: LevelMeterState.silence, peakPower: LevelMeterState.silence),
+                          count: format.channelCount)
+    }
+
+    /// A new level-readings stream (`Recorder.levelReadings()`). Any thread.
+    public func levelReadings() -> AsyncStream<LevelReading> { levels.makeStream() }
+
+    /// A new standard-meter stream (`Recorder.meterReadings(_:options:)`). Any thread.
+    public func meterReadings(_ kind: MeterKind, options: MeterOptions = MeterOptions()) throws(RecorderError)
+        -> AsyncStream<MeterReading> {
+        try meters.makeStream(kind: kind, format: format, options: options)
+    }
+
+    /// Measures a buffer (interleaved signed 16-bit big-endian) into `scratch`, one state per channel,
+    /// and makes it the latest. The delivery thread, before the buffer is written.
+    public func measure(_ bytes: UnsafeRawBufferPointer, into scratch: inout [LevelMeterState]) {
+        scratch.withUnsafeMutableBufferPointer { LevelMeter.measure(bigEndianS16: bytes, into: $0) }
+        currentLevels.withLock { levels in
+            for channel in levels.indices where channel < scratch.count { levels[channel] = scratch[channel] }
+        }
+    }
+
+    /// Publishes a measured buffer ending at `endFrame`: its level reading, and the buffer to every
+    /// standard meter, whose readings follow. The delivery thread, after the buffer is written.
+    public func publish(_ bytes: UnsafeRawBufferPointer, endFrame: Int64, frameCount: Int, measured: [LevelMeterState]) {
+        let time = Double(endFrame) / Double(format.sampleRate)
+        levels.yield(LevelReading(endFrame: endFrame, frameCount: frameCount, time: time, channels: measured))
+        meters.deliver(bytes, endFrame: endFrame, frameCount: frameCount, time: time, levels: measured)
+    }
+
+    /// Ends every stream.
+    public func finish() {
+        levels.finish()
+        meters.finish()
+    }
+}
