@@ -104,15 +104,8 @@ struct ControlState {
     var exited = false
     /// The latest summaries with their recording numbers (a few: enough for any waiter to find its own).
     var summaries: [(number: Int, summary: RecordingSummary)] = []
-    /// Async callers waiting for a condition; resumed (outside the lock) once it holds.
-    var asyncWaiters: [AsyncWaiter] = []
 
     var lastSummary: RecordingSummary? { summaries.last?.summary }
-
-    struct AsyncWaiter {
-        let isDone: @Sendable (ControlState) -> Bool
-        let continuation: CheckedContinuation<Void, Never>
-    }
 }
 
 /// The delivery thread's own state. Only that thread touches it (the input handler, which runs on it,
@@ -148,7 +141,7 @@ private final class DeliveryState: @unchecked Sendable {
 /// longer referenced can deinit and stop it, even from its own input handler.
 final class Delivery: Sendable {
     let format: StreamFormat
-    let control = Locked(ControlState())
+    let control = ControlChannel(ControlState())
     let readout: Readout
     let events = Broadcaster<RecorderEvent>()
     let inputHandler = Locked<(@Sendable (CapturedBuffer) -> Void)?>(nil)
@@ -230,14 +223,7 @@ final class Delivery: Sendable {
 
     /// Suspends (no thread blocked) until `isDone` holds for the control state.
     func wait(until isDone: @escaping @Sendable (ControlState) -> Bool) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let already = control.withLock { control -> Bool in
-                if isDone(control) { return true }
-                control.asyncWaiters.append(.init(isDone: isDone, continuation: continuation))
-                return false
-            }
-            if already { continuation.resume() }
-        }
+        await control.wait(until: isDone)
     }
 
     /// The summary of recording `number` (or the latest), throwing its error if it failed.
@@ -251,14 +237,7 @@ final class Delivery: Sendable {
 
     /// Changes the control state, waking blocked waiters and resuming async waiters whose condition holds.
     private func changeControl(_ body: (inout ControlState) -> Void) {
-        let ready = control.withLockBroadcasting { control -> [CheckedContinuation<Void, Never>] in
-            body(&control)
-            let snapshot = control
-            let done = control.asyncWaiters.filter { $0.isDone(snapshot) }
-            control.asyncWaiters.removeAll { $0.isDone(snapshot) }
-            return done.map(\.continuation)
-        }
-        for continuation in ready { continuation.resume() }
+        control.change(body)
     }
 
     // MARK: Requests made on the delivery thread itself (from the input handler)

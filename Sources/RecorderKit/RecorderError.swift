@@ -10,7 +10,7 @@ public struct RecorderError: Error, Sendable, Hashable, CustomStringConvertible 
         private enum Kind: Hashable, Sendable {
             case invalidFormat, serverUnreachable, sourceNotFound, streamFailed
             case fileExists, cannotCreateFile, unsupportedFileType, writeFailed, invalidState, cannotReadFile
-            case fileInUse
+            case fileInUse, sinkNotFound, readFailed
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -21,7 +21,11 @@ public struct RecorderError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let serverUnreachable = Code(.serverUnreachable)
         /// The server has no capture source of the requested name.
         public static let sourceNotFound = Code(.sourceNotFound)
-        /// The record stream could not be created, or failed while capturing.
+        /// The server has no playback sink of the requested name.
+        public static let sinkNotFound = Code(.sinkNotFound)
+        /// Reading a file being played failed part-way (a damaged or cut compressed stream).
+        public static let readFailed = Code(.readFailed)
+        /// The record or playback stream could not be created, or failed while running.
         public static let streamFailed = Code(.streamFailed)
         /// The output file exists and overwriting was not asked for.
         public static let fileExists = Code(.fileExists)

@@ -13,6 +13,10 @@ struct DisplayState {
     /// Latched once any sample reached full scale.
     var clipped = false
     var bytesWritten: Int64?
+    /// The programme's length (play): the clock reads "elapsed / total".
+    var total: Double?
+    /// A word after the first line's numbers instead of the size written (play: "paused").
+    var status: String?
 
     init(channelCount: Int) {
         averages = [Float](repeating: LevelMeterState.silence, count: channelCount)
@@ -110,7 +114,7 @@ enum LevelDisplay {
                 + decibels(loudness?.integrated ?? -.infinity) + " LUFS (target " + decimal(target, width: 0) + ")"
             let second = String(repeating: " ", count: 8) + "LRA " + decibels(loudness?.loudnessRange ?? -.infinity)
                 + " LU  TP " + decibels(peaks.max() ?? -.infinity) + " dBTP"
-            let first = line(prefix: clock(state.elapsed), value: momentary, scale: scale,
+            let first = line(prefix: timeText(state, first: true), value: momentary, scale: scale,
                              numbers: " " + scale.text(momentary) + details, suffix: clipText(state, useColour),
                              tail: tail(state), width: width, colour: useColour)
             return [first, String(second.prefix(max(0, width - 1)))]
@@ -124,7 +128,7 @@ enum LevelDisplay {
                 barValue = Double(state.peaks[channel])
                 numbers = " pk " + decibels(state.peaks[channel]) + numbers + " clips \(state.clipEvents[channel])"
             }
-            return line(prefix: clock(channel == 0 ? state.elapsed : nil) + label(channel, of: channels),
+            return line(prefix: timeText(state, first: channel == 0) + label(channel, of: channels),
                         value: barValue, hold: meter == .peak ? value : nil, scale: scale, numbers: numbers,
                         suffix: clipText(state, useColour), tail: channel == 0 ? tail(state) : "",
                         width: width, colour: useColour)
@@ -137,7 +141,7 @@ enum LevelDisplay {
         return (0..<channels).map { channel in
             let average = state.averages[channel]
             let numbers = " avg \(decibels(average)) pk \(decibels(state.peaks[channel])) dBFS"
-            return line(prefix: clock(channel == 0 ? state.elapsed : nil) + label(channel, of: channels),
+            return line(prefix: timeText(state, first: channel == 0) + label(channel, of: channels),
                         value: Double(average), hold: state.values[channel], scale: scale, numbers: numbers,
                         suffix: clipText(state, useColour), tail: channel == 0 ? tail(state) : "",
                         width: width, colour: useColour, zone: colour(average))
@@ -163,7 +167,16 @@ enum LevelDisplay {
         return (" CLIP", useColour ? " \u{1B}[1;31mCLIP" + reset : " CLIP")
     }
 
-    private static func tail(_ state: DisplayState) -> String { state.bytesWritten.map { " " + bytes($0) } ?? "" }
+    private static func tail(_ state: DisplayState) -> String {
+        if let status = state.status { return " " + status }
+        return state.bytesWritten.map { " " + bytes($0) } ?? ""
+    }
+
+    /// "01:03.4", or "01:03.4 / 03:20.0" with a total; blanks of the same width on the other lines.
+    private static func timeText(_ state: DisplayState, first: Bool) -> String {
+        let text = clock(state.elapsed) + (state.total.map { " / " + clock($0) } ?? "")
+        return first ? text : String(repeating: " ", count: text.count)
+    }
 
     private static func clock(_ seconds: Double?) -> String {
         seconds.map(clock) ?? String(repeating: " ", count: 7)

@@ -116,6 +116,16 @@ final class LiveOutput: Sendable {
         report(EventReport(message: message, json: nil))
     }
 
+    /// Sets the programme's length (the clock reads "elapsed / total") and the word shown after the
+    /// numbers ("paused"), and redraws.
+    func setStatus(_ status: String?, total: Double? = nil) {
+        state.withLock { state in
+            state.status = status
+            if let total { state.total = total }
+        }
+        if drawing { draw() }
+    }
+
     /// Draws the first (empty) readout at once, so the line is there before the first buffer.
     func start() {
         if drawing { draw() }

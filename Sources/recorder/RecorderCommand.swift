@@ -7,15 +7,15 @@ import RecorderKit
 struct RecorderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recorder",
-        abstract: "Record audio from PulseAudio or PipeWire into AIFF (or WAV, CAF, FLAC), with dBFS meters.",
+        abstract: "Record audio from PulseAudio or PipeWire into AIFF (or WAV, CAF, FLAC), and play files, with dBFS meters.",
         discussion: """
             Exit status: 0 success (also a stop by Ctrl-C, SIGTERM, SIGHUP or SIGQUIT); 64 usage error; \
-            66 a file to analyze cannot be read; 69 server or source unavailable; \
+            66 a file to analyze or play cannot be read; 69 server, source or sink unavailable; \
             73 cannot create the output file; 74 I/O error while recording (the file is still \
-            finalized), or standard output failed (closed, full, or its reader left); 1 anything else.
+            finalized) or playing, or standard output failed (closed, full, or its reader left); 1 anything else.
             """,
         version: "0.1.0",
-        subcommands: [Record.self, Meter.self, Sources.self, Analyze.self])
+        subcommands: [Record.self, Meter.self, Play.self, Sources.self, Sinks.self, Analyze.self])
 
     /// Like the default entry point, but a usage error is one line on stderr (what went wrong and where
     /// to look), and errors already reported by `fail` just set the exit status.
@@ -24,7 +24,7 @@ struct RecorderCommand: AsyncParsableCommand {
         // reused by the recording, and the stop signals must be blocked in every thread to come.
         guardStandardDescriptors()
         let subcommand = CommandLine.argc > 1 ? CommandLine.unsafeArgv[1].map { String(cString: $0) } : nil
-        StopRequests.shared.install(stopStatus: subcommand == "record" || subcommand == "meter" ? 0 : nil)
+        StopRequests.shared.install(stopStatus: ["record", "meter", "play"].contains(subcommand ?? "") ? 0 : nil)
         // swift-argument-parser sees arguments as Strings, which would quietly repair bytes that are not
         // UTF-8 into U+FFFD: a file would be created under another name. Refuse instead.
         for index in 1..<Int(CommandLine.argc) {
@@ -77,10 +77,10 @@ enum ExitStatus {
     static func status(for error: RecorderError) -> Int32 {
         switch error.code {
         case .invalidFormat, .unsupportedFileType: return usage
-        case .serverUnreachable, .sourceNotFound: return unavailable
+        case .serverUnreachable, .sourceNotFound, .sinkNotFound: return unavailable
         case .fileExists, .fileInUse, .cannotCreateFile: return cannotCreate
         case .cannotReadFile: return noInput
-        case .writeFailed, .streamFailed: return ioError
+        case .writeFailed, .streamFailed, .readFailed: return ioError
         default: return other
         }
     }
@@ -208,6 +208,15 @@ struct DisplayOptions: ParsableArguments {
             throw fail(error)
         }
     }
+
+    /// The same for a player (the meter may not suit the file's rate: a one-line error then).
+    func readings(from player: Player) throws(RecorderError) -> AsyncStream<MeterReading> {
+        do {
+            return try player.meterReadings(meter ?? .peak, options: MeterOptions(vuReference: vuReference))
+        } catch {
+            throw RecorderError(error.code, "cannot show --meter \(meter?.rawValue ?? "peak") for '\(player.path ?? "")': \(error.message)")
+        }
+    }
 }
 
 struct Sources: ParsableCommand {
@@ -235,6 +244,34 @@ struct Sources: ParsableCommand {
             } else {
                 let marks = (source.isDefault ? "*" : " ") + (source.isMonitor ? "m" : " ")
                 writeOutput("\(marks) \(source.name)\t\(source.sampleFormat) \(source.channelCount)ch \(source.sampleRate)Hz\t\(source.description)\n")
+            }
+        }
+    }
+}
+
+struct Sinks: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the server's playback sinks.")
+
+    @Option(help: "Server address (default: PULSE_SERVER or the usual lookup).")
+    var server: String?
+
+    @Flag(help: "One JSON object per sink, one per line.")
+    var json = false
+
+    func run() throws {
+        let sinks: [SinkInfo]
+        do {
+            sinks = try Player.sinks(server: server)
+        } catch {
+            throw fail(error)
+        }
+        for sink in sinks {
+            if json {
+                writeOutput("{\"channels\":\(sink.channelCount),\"default\":\(sink.isDefault),"
+                      + "\"description\":\(jsonString(sink.description)),\"name\":\(jsonString(sink.name)),"
+                      + "\"sample_format\":\(jsonString(sink.sampleFormat)),\"sample_rate\":\(sink.sampleRate)}\n")
+            } else {
+                writeOutput("\(sink.isDefault ? "*" : " ") \(sink.name)\t\(sink.sampleFormat) \(sink.channelCount)ch \(sink.sampleRate)Hz\t\(sink.description)\n")
             }
         }
     }

@@ -1,6 +1,5 @@
 // Offline analysis of a whole file: levels per channel and the programme's loudness.
 import CEbur128
-import CSndFile
 import Glibc
 import Synchronization
 
@@ -43,17 +42,12 @@ public struct FileAnalysis: Sendable, Hashable {
     /// calling thread. The result is the same as one state's over the whole file.
     /// - Throws: `.cannotReadFile` naming the path and libsndfile's reason.
     public static func analyze(path: String) throws(RecorderError) -> FileAnalysis {
-        var info = SF_INFO()
-        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
-            throw RecorderError(.cannotReadFile,
-                "cannot read '\(path)': \(String(cString: sf_strerror(nil))); give a sound file libsndfile opens (WAV, AIFF, CAF, FLAC, …)",
-                underlying: .init(.sndfile, sf_error(nil)))
-        }
-        defer { sf_close(file) }
-        let channels = Int(info.channels)
-        let rate = Int(info.samplerate)
-        let scan = info.seekable != 0 && info.frames > 0
-            ? TruePeakScan(path: path, channels: channels, sampleRate: rate, frames: Int64(info.frames)) : nil
+        let file = try SoundFileReader(path: path)
+        defer { file.close() }
+        let channels = file.channelCount
+        let rate = file.sampleRate
+        let scan = file.isSeekable && file.frameCount > 0
+            ? TruePeakScan(path: path, channels: channels, sampleRate: rate, frames: file.frameCount) : nil
         let meter = try LoudnessMeter(channelCount: channels, sampleRate: rate, truePeak: scan == nil)
         let helpers = scan.map { scan in
             (0..<min(7, max(0, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - 1))).compactMap { _ in
@@ -72,9 +66,8 @@ public struct FileAnalysis: Sendable, Hashable {
         var frames: Int64 = 0
         let fullScale: Float = 32_767 / 32_768
         while true {
-            let read = block.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t(blockFrames)) }
-            guard read > 0 else { break }
-            let count = Int(read)
+            let count = block.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: blockFrames) }
+            guard count > 0 else { break }
             block.withUnsafeMutableBufferPointer { samples in
                 // Statistics over the finite samples; then the others are replaced for the meter.
                 for channel in 0..<channels {
@@ -112,8 +105,8 @@ public struct FileAnalysis: Sendable, Hashable {
         let totals = nonFinite.map { Double(max(frames - $0, 1)) }
         // libsndfile sizes a PCM file by what it holds (and logs what the header said); for others the
         // header's count stands and the reads come up short.
-        let announced = max(info.frames > 0 && info.frames < Int64.max ? Int64(info.frames) : frames,
-                            frames + headerShortfall(file, info))
+        let announced = max(file.frameCount > 0 && file.frameCount < Int64.max ? file.frameCount : frames,
+                            frames + file.headerShortfall)
         return FileAnalysis(
             path: path, frames: frames, sampleRate: rate, channelCount: channels,
             samplePeak: peaks.map { decibels(Double($0)) },
@@ -126,37 +119,6 @@ public struct FileAnalysis: Sendable, Hashable {
             integrated: meter.integrated, loudnessRange: meter.integrated == nil ? nil : meter.loudnessRange,
             maxMomentary: meter.maxMomentary, maxShortTerm: meter.maxShortTerm)
     }
-}
-
-/// Frames a PCM file's header announces beyond what the file holds, from libsndfile's log of the
-/// header (`SFC_GET_LOG_INFO`: "data : 176400 (should be 88200)" for WAV, "SSND : …" for AIFF); 0
-/// when the log says nothing of the kind.
-func headerShortfall(_ file: OpaquePointer, _ info: SF_INFO) -> Int64 {
-    let sampleBytes: Int64
-    switch Int(info.format) & Int(SF_FORMAT_SUBMASK) {
-    case Int(SF_FORMAT_PCM_S8), Int(SF_FORMAT_PCM_U8): sampleBytes = 1
-    case Int(SF_FORMAT_PCM_16): sampleBytes = 2
-    case Int(SF_FORMAT_PCM_24): sampleBytes = 3
-    case Int(SF_FORMAT_PCM_32), Int(SF_FORMAT_FLOAT): sampleBytes = 4
-    case Int(SF_FORMAT_DOUBLE): sampleBytes = 8
-    default: return 0
-    }
-    var log = [CChar](repeating: 0, count: 16_384)
-    let length = log.withUnsafeMutableBufferPointer {
-        Int(sf_command(file, Int32(SFC_GET_LOG_INFO), $0.baseAddress, Int32($0.count)))
-    }
-    guard length > 0 else { return 0 }
-    let text = String(decoding: log.prefix(min(length, log.count - 1)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    for line in text.split(separator: "\n") {
-        let trimmed = line.drop { $0 == " " }
-        guard trimmed.hasPrefix("data : ") || trimmed.hasPrefix("SSND : "),
-              let open = trimmed.firstRange(of: " (should be "), trimmed.hasSuffix(")") else { continue }
-        let said = Int64(trimmed[trimmed.index(trimmed.startIndex, offsetBy: 7)..<open.lowerBound])
-        let held = Int64(trimmed[open.upperBound..<trimmed.index(before: trimmed.endIndex)])
-        guard let said, let held, said > held else { return 0 }
-        return (said - held) / (sampleBytes * Int64(max(info.channels, 1)))
-    }
-    return 0
 }
 
 /// Replaces the NaN and ±infinity samples of `channel` in the first `count` interleaved frames by the
@@ -207,12 +169,11 @@ final class TruePeakScan: Sendable {
 
     /// Scans segments until none is left.
     func work() {
-        var info = SF_INFO()
-        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+        guard let file = try? SoundFileReader(path: path) else {
             failed.store(true, ordering: .releasing)
             return
         }
-        defer { sf_close(file) }
+        defer { file.close() }
         let blockFrames = Int64(max(sampleRate, 1))
         var block = [Float](repeating: 0, count: Int(blockFrames) * channels)
         var local = [Double](repeating: 0, count: channels)
@@ -225,7 +186,7 @@ final class TruePeakScan: Sendable {
             let end = min(frames, start + segmentFrames)
             let preroll = min(start, Self.preroll)
             for channel in 0..<channels { lastFinite[channel] = 0 }
-            guard sf_seek(file, sf_count_t(start - preroll), SEEK_SET) >= 0 else {
+            guard file.seek(to: start - preroll) else {
                 failed.store(true, ordering: .releasing)
                 return
             }
@@ -235,7 +196,7 @@ final class TruePeakScan: Sendable {
                 // The pre-roll alone first, so that its output (the interpolator starting from zeros) is
                 // left out; then whole blocks.
                 let wanted = position < start ? start - position : min(blockFrames, end - position)
-                let read = block.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t(wanted)) }
+                let read = block.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: Int(wanted)) }
                 guard read > 0 else { break }
                 block.withUnsafeMutableBufferPointer { samples in
                     // As the main pass does: a NaN would make every later interpolated value NaN.

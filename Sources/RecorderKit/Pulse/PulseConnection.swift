@@ -16,6 +16,18 @@ public struct SourceInfo: Hashable, Sendable {
     public let isDefault: Bool
 }
 
+/// A playback sink as the server describes it.
+public struct SinkInfo: Hashable, Sendable {
+    public let name: String
+    public let description: String
+    /// The sink's own sample format as PulseAudio names it (e.g. "s16le", "float32le").
+    public let sampleFormat: String
+    public let sampleRate: Int
+    public let channelCount: Int
+    /// True for the server's default sink.
+    public let isDefault: Bool
+}
+
 /// Owns `pa_threaded_mainloop` and `pa_context`: one mainloop (and so one mainloop thread) for the
 /// object's life; after a loss, `reconnect()` replaces only the context, as cubeb does.
 ///
@@ -143,25 +155,79 @@ final class PulseConnection: @unchecked Sendable {
     }
 
     /// The server's default source name, if it has one.
-    func defaultSourceName() -> String? {
-        final class Result { var name: String? }
+    func defaultSourceName() -> String? { serverDefaults().source }
+
+    /// The server's default sink name, if it has one.
+    func defaultSinkName() -> String? { serverDefaults().sink }
+
+    private func serverDefaults() -> (source: String?, sink: String?) {
+        final class Result { var source: String?; var sink: String? }
         let result = Result()
         withLock {
             let context = ResultContext(mainloop: mainloop, payload: result)
             withExtendedLifetime(context) {
                 wait(for: pa_context_get_server_info(self.context, { _, info, userdata in
                     let context = Unmanaged<ResultContext>.fromOpaque(userdata!).takeUnretainedValue()
-                    if let name = info?.pointee.default_source_name {
-                        (context.payload as! Result).name = String(cString: name)
-                    }
+                    let result = context.payload as! Result
+                    if let name = info?.pointee.default_source_name { result.source = String(cString: name) }
+                    if let name = info?.pointee.default_sink_name { result.sink = String(cString: name) }
                     pa_threaded_mainloop_signal(context.mainloop, 0)
                 }, Unmanaged.passUnretained(context).toOpaque()))
             }
         }
-        return result.name
+        return (result.source, result.sink)
     }
 
-    /// Every capture source on the server, in the server's order.
+    /// Whether the server has a sink of this name (asked before connecting a playback stream, for the
+    /// same reason as `hasSource`).
+    func hasSink(named name: String) -> Bool {
+        final class Result { var found = false }
+        let result = Result()
+        withLock {
+            let context = ResultContext(mainloop: mainloop, payload: result)
+            withExtendedLifetime(context) {
+                wait(for: pa_context_get_sink_info_by_name(self.context, name, { _, info, eol, userdata in
+                    let context = Unmanaged<ResultContext>.fromOpaque(userdata!).takeUnretainedValue()
+                    if eol == 0, info != nil {
+                        (context.payload as! Result).found = true
+                    } else {
+                        pa_threaded_mainloop_signal(context.mainloop, 0)
+                    }
+                }, Unmanaged.passUnretained(context).toOpaque()))
+            }
+        }
+        return result.found
+    }
+
+    /// Every playback sink on the server, in the server's order.
+    func sinks() -> [SinkInfo] {
+        final class Result { var sinks: [SinkInfo] = [] }
+        let result = Result()
+        let defaultName = defaultSinkName()
+        withLock {
+            let context = ResultContext(mainloop: mainloop, payload: result)
+            withExtendedLifetime(context) {
+                wait(for: pa_context_get_sink_info_list(self.context, { _, info, eol, userdata in
+                    let context = Unmanaged<ResultContext>.fromOpaque(userdata!).takeUnretainedValue()
+                    if eol == 0, let info = info?.pointee {
+                        let spec = info.sample_spec
+                        (context.payload as! Result).sinks.append(SinkInfo(
+                            name: String(cString: info.name),
+                            description: info.description.map { String(cString: $0) } ?? "",
+                            sampleFormat: String(cString: pa_sample_format_to_string(spec.format)),
+                            sampleRate: Int(spec.rate), channelCount: Int(spec.channels), isDefault: false))
+                    } else {
+                        pa_threaded_mainloop_signal(context.mainloop, 0)
+                    }
+                }, Unmanaged.passUnretained(context).toOpaque()))
+            }
+        }
+        return result.sinks.map { sink in
+            SinkInfo(name: sink.name, description: sink.description, sampleFormat: sink.sampleFormat,
+                     sampleRate: sink.sampleRate, channelCount: sink.channelCount, isDefault: sink.name == defaultName)
+        }
+    }
+
     /// Whether the server has a source of this name. Asked before connecting a stream: PulseAudio
     /// refuses a stream to a missing source, but pipewire-pulse accepts it and waits (or falls back),
     /// so the answer has to come from the source list itself.
@@ -184,6 +250,7 @@ final class PulseConnection: @unchecked Sendable {
         return result.found
     }
 
+    /// Every capture source on the server, in the server's order.
     func sources() -> [SourceInfo] {
         final class Result { var sources: [SourceInfo] = [] }
         let result = Result()

@@ -1,0 +1,120 @@
+// Reads sound files through libsndfile: for analysis and for playback. The only libsndfile reading in
+// RecorderKit, as SoundFileWriter is the only writing.
+import CSndFile
+import Glibc
+
+/// One sound file opened for reading (any format libsndfile reads: WAV, AIFF, CAF, FLAC, Ogg Vorbis and
+/// Opus, MP3, W64, RF64, AU…), read as 32-bit float frames, full scale ±1.0.
+///
+/// Use it from one thread at a time.
+final class SoundFileReader: @unchecked Sendable {
+    // @unchecked Sendable: the libsndfile handle is used by one thread at a time (the player hands it to
+    // its reader thread through a lock, analysis keeps it on one thread); the other fields are immutable.
+    let path: String
+    let sampleRate: Int
+    let channelCount: Int
+    /// Frames the file announces (libsndfile's count; for a PCM file, what it holds).
+    let frameCount: Int64
+    /// True when `seek` works (not a pipe).
+    let isSeekable: Bool
+    /// libsndfile's SF_FORMAT_* value: container | subtype | endianness.
+    let sndfileFormat: Int32
+    private var file: OpaquePointer?
+
+    /// Opens `path`.
+    /// - Throws: `.cannotReadFile` naming the path and libsndfile's reason.
+    init(path: String) throws(RecorderError) {
+        var info = SF_INFO()
+        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+            throw RecorderError(.cannotReadFile,
+                "cannot read '\(path)': \(String(cString: sf_strerror(nil))); give a sound file libsndfile opens (WAV, AIFF, CAF, FLAC, …)",
+                underlying: .init(.sndfile, sf_error(nil)))
+        }
+        self.path = path
+        self.file = file
+        sampleRate = Int(info.samplerate)
+        channelCount = Int(info.channels)
+        frameCount = max(0, Int64(info.frames))
+        isSeekable = info.seekable != 0
+        sndfileFormat = info.format
+    }
+
+    deinit { close() }
+
+    /// Closes the file. Idempotent.
+    func close() {
+        if let file { sf_close(file) }
+        file = nil
+    }
+
+    /// Reads up to `frames` interleaved frames into `destination`; returns how many were read (0 at the
+    /// end of the file, or on an error: see `readError`).
+    func read(into destination: UnsafeMutablePointer<Float>, frames: Int) -> Int {
+        guard let file, frames > 0 else { return 0 }
+        return max(0, Int(sf_readf_float(file, destination, sf_count_t(frames))))
+    }
+
+    /// libsndfile's account of a failed read (a damaged or cut compressed stream), or nil if the last
+    /// read failed for no reason but the end of the file.
+    var readError: RecorderError? {
+        guard let file else { return nil }
+        let code = sf_error(file)
+        guard code != 0 else { return nil }
+        return RecorderError(.readFailed,
+            "cannot read '\(path)' on: \(String(cString: sf_strerror(file))); the file is damaged or cut short",
+            underlying: .init(.sndfile, code))
+    }
+
+    /// Moves to frame `frame` (from the start); false if the file cannot seek there.
+    @discardableResult
+    func seek(to frame: Int64) -> Bool {
+        guard let file, isSeekable else { return false }
+        return sf_seek(file, sf_count_t(frame), SEEK_SET) >= 0
+    }
+
+    /// The container and sample type in libsndfile's words, e.g. "WAV (Microsoft), Signed 16 bit PCM".
+    var formatDescription: String {
+        func name(_ command: Int32, _ format: Int32) -> String? {
+            var info = SF_FORMAT_INFO()
+            info.format = format
+            guard sf_command(nil, command, &info, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0,
+                  let text = info.name else { return nil }
+            return String(cString: text)
+        }
+        let major = name(Int32(SFC_GET_FORMAT_INFO), sndfileFormat & Int32(SF_FORMAT_TYPEMASK)) ?? "unknown container"
+        let minor = name(Int32(SFC_GET_FORMAT_INFO), sndfileFormat & Int32(SF_FORMAT_SUBMASK)) ?? "unknown encoding"
+        return major + ", " + minor
+    }
+
+    /// Frames a PCM file's header announces beyond what the file holds, from libsndfile's log of the
+    /// header (`SFC_GET_LOG_INFO`: "data : 176400 (should be 88200)" for WAV, "SSND : …" for AIFF); 0
+    /// when the log says nothing of the kind.
+    var headerShortfall: Int64 {
+        guard let file else { return 0 }
+        let sampleBytes: Int64
+        switch Int(sndfileFormat) & Int(SF_FORMAT_SUBMASK) {
+        case Int(SF_FORMAT_PCM_S8), Int(SF_FORMAT_PCM_U8): sampleBytes = 1
+        case Int(SF_FORMAT_PCM_16): sampleBytes = 2
+        case Int(SF_FORMAT_PCM_24): sampleBytes = 3
+        case Int(SF_FORMAT_PCM_32), Int(SF_FORMAT_FLOAT): sampleBytes = 4
+        case Int(SF_FORMAT_DOUBLE): sampleBytes = 8
+        default: return 0
+        }
+        var log = [CChar](repeating: 0, count: 16_384)
+        let length = log.withUnsafeMutableBufferPointer {
+            Int(sf_command(file, Int32(SFC_GET_LOG_INFO), $0.baseAddress, Int32($0.count)))
+        }
+        guard length > 0 else { return 0 }
+        let text = String(decoding: log.prefix(min(length, log.count - 1)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        for line in text.split(separator: "\n") {
+            let trimmed = line.drop { $0 == " " }
+            guard trimmed.hasPrefix("data : ") || trimmed.hasPrefix("SSND : "),
+                  let open = trimmed.firstRange(of: " (should be "), trimmed.hasSuffix(")") else { continue }
+            let said = Int64(trimmed[trimmed.index(trimmed.startIndex, offsetBy: 7)..<open.lowerBound])
+            let held = Int64(trimmed[open.upperBound..<trimmed.index(before: trimmed.endIndex)])
+            guard let said, let held, said > held else { return 0 }
+            return (said - held) / (sampleBytes * Int64(max(channelCount, 1)))
+        }
+        return 0
+    }
+}

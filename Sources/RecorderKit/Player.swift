@@ -1,0 +1,376 @@
+// The playback face of RecorderKit: AVAudioPlayer's names over an AudioQueue-style output queue.
+import Glibc
+
+/// Plays a sound file (or what an output callback produces) to a PulseAudio (or pipewire-pulse) sink,
+/// with the recorder's meters, the way AVAudioPlayer and AudioQueueNewOutput do.
+///
+/// Underneath is the recorder's machinery in the other direction: a reader thread decodes the file
+/// (libsndfile) into `bufferCount` rotating buffers of `bufferDuration` (3 × 100 ms by default);
+/// libpulse's write callback copies filled buffers into the stream and frees them; the reader keeps a
+/// copy of each until the server says it is being heard, and only then publishes its meter reading,
+/// so meters move with the sound, not ahead of it.
+///
+/// Audio is sent as signed 16-bit big-endian at the file's rate and channel count (the server
+/// resamples and remixes for the sink); files of more bits are rounded to 16 bits, and NaN or infinite
+/// samples play as silence. Volume and pan are applied by the server at once; the meters read the
+/// signal sent, before volume and pan (as AVAudioPlayer's, which apps read with the volume at 0).
+///
+/// ## Threads
+/// Every method may be called from any thread, a `levelReadings()`/`events()` consumer or a `deinit`
+/// included. Control calls (`prepareToPlay`, `play`, `pause`, `stop`, setting `currentTime`) are
+/// requests carried out by the reader thread between buffers; the caller waits until it is done (the
+/// `async` variants suspend instead). Made from the output callback (which runs on the reader
+/// thread) they return at once and are carried out when the callback returns.
+public final class Player: @unchecked Sendable {
+    // @unchecked Sendable: the mutable state lives in `PlaybackFeeder` (a control channel, locks,
+    // atomics) and `metering` (a lock); the stored properties are immutable.
+
+    /// The stream's format: the file's rate and channel count, signed 16-bit big-endian.
+    public let format: StreamFormat
+    /// The file played, or nil for an output callback.
+    public let path: String?
+    /// The file's length in seconds (0 for an output callback).
+    public let duration: Double
+    /// The sink played to (the server's default resolved to its name).
+    public let deviceName: String
+    /// The server connected to, as libpulse names it.
+    public let serverName: String
+    /// The container and encoding of the file as libsndfile names them ("" for an output callback).
+    public let fileFormatDescription: String
+    /// Frames in each buffer (4 410 for 100 ms at 44.1 kHz).
+    public let bufferFrameCapacity: Int
+    /// How many buffers rotate.
+    public let bufferCount: Int
+
+    /// Channels in the file (AVAudioPlayer's `numberOfChannels`).
+    public var numberOfChannels: Int { format.channelCount }
+
+    private let feeder: PlaybackFeeder
+    private let metering = Locked(Metering())
+    private let lifecycle = Locked(false)
+
+    private struct Metering {
+        var enabled = false
+        var snapshot: [LevelMeterState] = []
+    }
+
+    /// Opens `path` (any file libsndfile reads: WAV, AIFF, CAF, FLAC, Ogg Vorbis/Opus, MP3…), connects
+    /// to the server and checks the sink. Nothing plays until `play()`.
+    ///
+    /// - Parameters:
+    ///   - device: a sink name (see `Player.sinks()`), or nil for the server's default sink.
+    ///   - server: a server address, or nil for libpulse's usual lookup (which honours `PULSE_SERVER`).
+    ///   - bufferCount: rotating buffers, 2…64; bufferDuration: each one's length in ms, 10…2000.
+    /// - Throws: `.cannotReadFile` (missing, unreadable, not a sound file), `.invalidFormat` (a rate or
+    ///   channel count PulseAudio streams cannot carry), `.serverUnreachable`, `.sinkNotFound`.
+    public convenience init(contentsOf path: String, device: String? = nil, server: String? = nil,
+                            bufferCount: Int = 3, bufferDuration milliseconds: Int = 100,
+                            clientName: String = "recorder") throws(RecorderError) {
+        let reader = try SoundFileReader(path: path)
+        let format: StreamFormat
+        do {
+            format = try StreamFormat(sampleRate: reader.sampleRate, channelCount: reader.channelCount)
+        } catch {
+            reader.close()
+            throw RecorderError(.invalidFormat,
+                "cannot play '\(path)': \(reader.channelCount) channels at \(reader.sampleRate) Hz; PulseAudio streams carry "
+                + "1 to \(StreamFormat.maxChannels) channels at 1 to \(StreamFormat.maxSampleRate) Hz (convert it, e.g. with sox)")
+        }
+        try self.init(format: format, source: .file(reader), path: path, fileFrames: reader.frameCount,
+                      description: reader.formatDescription, device: device, server: server,
+                      bufferCount: bufferCount, milliseconds: milliseconds, clientName: clientName)
+    }
+
+    /// A player whose audio comes from `output`, called on the reader thread to fill each buffer, as
+    /// an AudioQueue output callback (tones, synthesis, a network stream). It receives the buffer
+    /// zeroed, writes `frameCount` frames (all of `frameCapacity` unless it is done) and returns; a
+    /// buffer with fewer frames is the last, and playback finishes once it has been heard.
+    public convenience init(format: StreamFormat, device: String? = nil, server: String? = nil,
+                            bufferCount: Int = 3, bufferDuration milliseconds: Int = 100,
+                            clientName: String = "recorder",
+                            output: @escaping @Sendable (inout OutputBuffer) -> Void) throws(RecorderError) {
+        try self.init(format: format, source: .callback(output), path: nil, fileFrames: 0, description: "",
+                      device: device, server: server, bufferCount: bufferCount, milliseconds: milliseconds,
+                      clientName: clientName)
+    }
+
+    private init(format: StreamFormat, source: PlaybackSource, path: String?, fileFrames: Int64, description: String,
+                 device: String?, server: String?, bufferCount: Int, milliseconds: Int,
+                 clientName: String) throws(RecorderError) {
+        func closeSource() { if case .file(let reader) = source { reader.close() } }
+        guard (2...64).contains(bufferCount) else {
+            closeSource()
+            throw RecorderError(.invalidFormat, "invalid buffer count \(bufferCount): use 2 to 64 buffers")
+        }
+        guard (10...2000).contains(milliseconds) else {
+            closeSource()
+            throw RecorderError(.invalidFormat,
+                "invalid buffer duration \(milliseconds) ms: use 10 to 2000 ms (100 ms is the design default)")
+        }
+        self.format = format
+        self.path = path
+        duration = Double(fileFrames) / Double(format.sampleRate)
+        fileFormatDescription = description
+        self.bufferCount = bufferCount
+        bufferFrameCapacity = max(1, format.frames(milliseconds: milliseconds) ?? 1)
+        let pool = BufferPool(count: bufferCount, capacityBytes: bufferFrameCapacity * format.bytesPerFrame)
+        let dataReady = Semaphore()
+        let stream: PlaybackStream
+        do {
+            stream = try PlaybackStream(format: format, sink: device, server: server, clientName: clientName,
+                                        fragmentBytes: pool.capacityBytes, pool: pool, dataReady: dataReady)
+        } catch {
+            closeSource()
+            throw error
+        }
+        deviceName = stream.sinkName
+        serverName = stream.connection.serverName
+        feeder = PlaybackFeeder(format: format, source: source, pool: pool, stream: stream, dataReady: dataReady,
+                                fileFrames: fileFrames)
+        try feeder.start()
+    }
+
+    deinit { close() }
+
+    // MARK: Playing
+
+    /// Opens the stream and fills it, so `play()` starts at once (AVAudioPlayer's `prepareToPlay`).
+    /// - Throws: the stream's failure (`.serverUnreachable`, `.streamFailed`).
+    public func prepareToPlay() throws(RecorderError) { try feeder.perform(.prepare) }
+
+    /// Starts, or resumes after `pause()`, from `currentTime`.
+    /// - Throws: the stream's failure, or `.invalidState` after `close()`.
+    public func play() throws(RecorderError) {
+        try checkOpen()
+        try feeder.perform(.play(at: nil, frames: nil))
+    }
+
+    /// `play()` for Swift concurrency.
+    public func play() async throws(RecorderError) {
+        try checkOpen()
+        try await feeder.perform(.play(at: nil, frames: nil))
+    }
+
+    /// Plays exactly `seconds` (rounded to whole frames; across loops) from `currentTime`, then
+    /// finishes as at the end of the file.
+    public func play(forDuration seconds: Double) throws(RecorderError) {
+        try checkOpen()
+        guard let frames = format.frames(seconds: seconds) else {
+            throw RecorderError(.invalidFormat, "invalid duration \(seconds) s: use 0 to \(Int64(format.maxSeconds)) seconds")
+        }
+        try feeder.perform(.play(at: nil, frames: frames))
+    }
+
+    /// Starts so that the frame at `currentTime` is heard at `time`, in `deviceCurrentTime`'s seconds
+    /// (CLOCK_MONOTONIC): the server's latency is asked and silence of the time to go, less it, is
+    /// played first. A time already past starts at once.
+    public func play(atTime time: Double) throws(RecorderError) {
+        try checkOpen()
+        guard time.isFinite, time >= 0, time < 1e9 else {
+            throw RecorderError(.invalidFormat,
+                "invalid start time \(time) s: use a time in deviceCurrentTime's seconds (now: \(deviceCurrentTime))")
+        }
+        try feeder.perform(.play(at: Int64(time * 1e9), frames: nil))
+    }
+
+    /// Pauses where it is; `play()` resumes at the next frame. Meter readings stop while paused.
+    public func pause() { try? feeder.perform(.pause) }
+
+    /// Stops playback (AVAudioPlayer's `stop`): what is queued is dropped, `currentTime` stays where it
+    /// was heard and `play()` goes on from there. The finished event is not sent. Use `close()` to end
+    /// the player.
+    public func stop() { try? feeder.perform(.stop) }
+
+    /// `stop()` for Swift concurrency.
+    public func stop() async { try? await feeder.perform(.stop) }
+
+    /// True while playing (not paused, stopped or finished).
+    public var isPlaying: Bool { feeder.control.withLock { $0.isPlaying } }
+
+    /// The position being heard, in seconds from the file's start. Setting it moves there, to the
+    /// frame (rounded to the nearest), clamped to 0…`duration`; a NaN is ignored. While playing,
+    /// playback goes on from there at once.
+    public var currentTime: Double {
+        get { Double(feeder.currentFrame) / Double(format.sampleRate) }
+        set { try? seek(to: newValue) }
+    }
+
+    /// Moves to `seconds` (clamped to 0…`duration`); as setting `currentTime`, but says why it could not.
+    /// - Throws: `.invalidFormat` for a NaN, `.invalidState` for an output callback (it cannot seek),
+    ///   `.readFailed` if the file cannot be positioned.
+    public func seek(to seconds: Double) throws(RecorderError) {
+        guard !seconds.isNaN else { throw RecorderError(.invalidFormat, "invalid position nan: use 0 to \(duration) seconds") }
+        guard path != nil else {
+            throw RecorderError(.invalidState, "an output callback's player cannot seek: its callback decides what plays")
+        }
+        let clamped = min(max(0, seconds), duration)
+        let frame = min(Int64((clamped * Double(format.sampleRate)).rounded()), Int64(duration * Double(format.sampleRate)))
+        try feeder.perform(.seek(frame))
+    }
+
+    /// The device clock for `play(atTime:)`: CLOCK_MONOTONIC, in seconds.
+    public var deviceCurrentTime: Double { Double(monotonicNanoseconds()) / 1e9 }
+
+    /// Linear gain 0…1, applied by the server at once; values outside are clamped, a NaN ignored.
+    public var volume: Float {
+        get { feeder.control.withLock { $0.volume } }
+        set {
+            guard !newValue.isNaN else { return }
+            feeder.control.withLock { $0.volume = min(1, max(0, newValue)) }
+            feeder.submit(.volume)
+        }
+    }
+
+    /// −1 (left) … 0 (centre) … +1 (right), a balance on files with left and right channels (the other
+    /// side falls linearly to silence); a mono file is not panned. Clamped; a NaN is ignored.
+    public var pan: Float {
+        get { feeder.control.withLock { $0.pan } }
+        set {
+            guard !newValue.isNaN else { return }
+            feeder.control.withLock { $0.pan = min(1, max(-1, newValue)) }
+            feeder.submit(.volume)
+        }
+    }
+
+    /// How many times to play the file again after the first (AVAudioPlayer's): 0 plays it once, 2
+    /// three times back to back (frame-exact), any negative number forever.
+    public var numberOfLoops: Int {
+        get { feeder.control.withLock { $0.numberOfLoops } }
+        set { feeder.control.withLock { $0.numberOfLoops = newValue } }
+    }
+
+    /// Underruns so far: times the server ran out of audio while playing (heard as a gap).
+    public var underrunCount: Int { feeder.underruns.load(ordering: .relaxed) }
+
+    // MARK: Metering
+
+    /// Whether `updateMeters()` takes readings (AVAudioPlayer's `isMeteringEnabled`); off by default,
+    /// when the power calls read −160.
+    public var isMeteringEnabled: Bool {
+        get { metering.withLock { $0.enabled } }
+        set { metering.withLock { $0.enabled = newValue } }
+    }
+
+    /// Takes the levels of the buffer heard last, for `peakPower` and `averagePower` to return.
+    public func updateMeters() {
+        let current = feeder.readout.currentLevels.withLock { $0 }
+        metering.withLock { if $0.enabled { $0.snapshot = current } }
+    }
+
+    /// Sample peak of `channel` over the buffer heard last (as of `updateMeters()`), in dBFS: 0 full
+    /// scale, −160 silence, a channel that does not exist, or metering not enabled.
+    public func peakPower(forChannel channel: Int) -> Float { meterState(channel)?.peakPower ?? LevelMeterState.silence }
+
+    /// RMS of `channel` over the buffer heard last (as of `updateMeters()`), in dBFS; a full-scale sine
+    /// reads −3.01. −160 as for `peakPower`.
+    public func averagePower(forChannel channel: Int) -> Float { meterState(channel)?.averagePower ?? LevelMeterState.silence }
+
+    private func meterState(_ channel: Int) -> LevelMeterState? {
+        metering.withLock { $0.enabled && $0.snapshot.indices.contains(channel) ? $0.snapshot[channel] : nil }
+    }
+
+    /// A reading per buffer, published when the buffer is heard, until `close()`. `endFrame` is the file
+    /// position after the buffer (it wraps with loops) and `time` the same in seconds.
+    public func levelReadings() -> AsyncStream<LevelReading> { feeder.readout.levelReadings() }
+
+    /// A stream of `kind` meter readings, one per buffer heard, until `close()` (see `StandardMeter`).
+    /// - Throws: `.invalidFormat` for options out of range.
+    public func meterReadings(_ kind: MeterKind, options: MeterOptions = MeterOptions()) throws(RecorderError)
+        -> AsyncStream<MeterReading> {
+        try feeder.readout.meterReadings(kind, options: options)
+    }
+
+    /// Finished playing, underruns, decode errors and failures, until `close()`.
+    public func events() -> AsyncStream<PlayerEvent> { feeder.events.makeStream() }
+
+    // MARK: Lifecycle
+
+    /// Ends the player: stops, closes the stream and the connection, finishes the streams. Idempotent;
+    /// also called on deinit. From the output callback it returns at once and the player ends when the
+    /// callback returns.
+    public func close() {
+        guard markClosed() else { return }
+        feeder.submit(.shutdown)
+        guard !feeder.isCurrentThread else { return }
+        feeder.control.wait { $0.exited }
+    }
+
+    /// `close()` for Swift concurrency.
+    public func close() async {
+        guard markClosed() else { return }
+        feeder.submit(.shutdown)
+        await feeder.control.wait { $0.exited }
+    }
+
+    private func markClosed() -> Bool {
+        lifecycle.withLock { closed in
+            defer { closed = true }
+            return !closed
+        }
+    }
+
+    private func checkOpen() throws(RecorderError) {
+        if lifecycle.withLock({ $0 }) {
+            throw RecorderError(.invalidState, "the player was closed; create a new Player")
+        }
+    }
+
+    /// The playback sinks of a server (nil: libpulse's usual lookup).
+    public static func sinks(server: String? = nil) throws(RecorderError) -> [SinkInfo] {
+        let connection = try PulseConnection(server: server, clientName: "recorder")
+        defer { connection.close() }
+        return connection.sinks()
+    }
+}
+
+/// Things a player's embedder may want to know as they happen (AVAudioPlayerDelegate's role).
+public enum PlayerEvent: Sendable, Hashable {
+    /// The server ran out of audio while playing (the reader was late): a gap was heard near `atFrame`.
+    case underrun(atFrame: Int64)
+    /// The file could not be read on from `atFrame` (a damaged or cut compressed stream): what was read
+    /// is played, then `finishedPlaying(successfully: false)`.
+    case decodeError(RecorderError, atFrame: Int64)
+    /// The stream failed (server gone, sink removed); `finishedPlaying(successfully: false)` follows.
+    case playbackFailed(RecorderError)
+    /// Playback came to its end and everything was heard (true), or ended by a failure (false).
+    /// `stop()` sends nothing.
+    case finishedPlaying(successfully: Bool)
+}
+
+/// One buffer for an output callback to fill, as an AudioQueue output callback sees it.
+///
+/// `bytes` (interleaved signed 16-bit big-endian PCM, zeroed) is valid only during the call.
+public struct OutputBuffer {
+    /// Frames the callback produced before this buffer.
+    public let startFrame: Int64
+    public let frameCapacity: Int
+    /// Frames filled; set it below `frameCapacity` to make this the last buffer.
+    public var frameCount: Int
+    public let format: StreamFormat
+    public let bytes: UnsafeMutableRawBufferPointer
+
+    init(startFrame: Int64, frameCapacity: Int, format: StreamFormat, bytes: UnsafeMutableRawBufferPointer) {
+        self.startFrame = startFrame
+        self.frameCapacity = frameCapacity
+        frameCount = frameCapacity
+        self.format = format
+        self.bytes = bytes
+    }
+
+    /// Sets the sample of `channel` in `frame`; ignored outside the buffer.
+    public func setSample(_ value: Int16, frame: Int, channel: Int) {
+        guard (0..<frameCapacity).contains(frame), (0..<format.channelCount).contains(channel) else { return }
+        let offset = (frame * format.channelCount + channel) * 2
+        let bits = UInt16(bitPattern: value)
+        bytes[offset] = UInt8(bits >> 8)
+        bytes[offset + 1] = UInt8(bits & 0xFF)
+    }
+
+    /// Sets the sample from a float, full scale ±1.0: rounded, clipped, NaN as 0.
+    public func setSample(_ value: Float, frame: Int, channel: Int) {
+        let scaled = value * 32_768
+        let sample: Int16 = scaled.isNaN ? 0 : scaled >= 32_767 ? .max : scaled <= -32_768 ? .min
+            : Int16(scaled.rounded(.toNearestOrEven))
+        setSample(sample, frame: frame, channel: channel)
+    }
+}

@@ -1,0 +1,364 @@
+// The playback stream: libpulse's write callback copies filled buffers into the stream and frees them.
+import CPulse
+import Glibc
+import Synchronization
+
+/// PulseAudio playback streams fed from a `BufferPool`, over one connection (one mainloop thread) for
+/// the player's whole life. A stream lasts from a start (or a seek, or a stop) to the next: each has its
+/// own indices from 0, so a seek never has to reason about data the server still holds.
+///
+/// The write callback runs on the mainloop thread with the lock held. It only copies filled buffers
+/// into the stream (libpulse's `pa_stream_write` copies into its shared-memory pool), returns each
+/// written buffer to the free set and posts `dataReady`: no allocation of ours, no disk, no user code.
+/// With nothing filled it sets `starving` and returns; the reader thread writes on (under the lock)
+/// as soon as it has filled a buffer, so a buffer is never left waiting for the next request.
+///
+/// Locking: other threads use `withLock` (the mainloop lock); callbacks already hold it and never
+/// block. Only the player's reader thread calls the stream-changing methods.
+final class PlaybackStream: @unchecked Sendable {
+    // @unchecked Sendable: `stream`, `writing`, `writingOffset`, `writtenFrames`, the operations and the
+    // timing answer are touched only under the mainloop lock (callbacks, or `withLock`); the rest are
+    // atomics or immutable.
+    let connection: PulseConnection
+    /// The sink played to (the server's default resolved to its name).
+    let sinkName: String
+    private let format: StreamFormat
+    private let fragmentBytes: Int
+    private let pool: BufferPool
+    private let dataReady: Semaphore
+
+    private var stream: OpaquePointer?
+    /// The buffer being written and how much of it is already in the stream.
+    private var writing: Int?
+    private var writingOffset = 0
+    /// Frames written into the current stream (its write index).
+    private(set) var writtenFrames: Int64 = 0
+    private var drainOperation: OpaquePointer?
+    private var timingOperation: OpaquePointer?
+    /// The server's latency answer for the current stream (sink + transport, µs), once asked and answered.
+    private var latencyAnswer: Int64??
+
+    /// Set by the write callback when it found nothing to write: the reader thread then writes on.
+    let starving = Atomic<Bool>(false)
+    /// Set when the current stream failed (server gone, sink removed).
+    let failed = Atomic<Bool>(false)
+    /// Underruns of the current stream reported by the server (it ran out of audio while playing).
+    let underflows = Atomic<Int>(0)
+    /// Set when a requested drain has completed: everything written has been played.
+    let drained = Atomic<Bool>(false)
+
+    /// Connects to `server` and checks `sink` (nil: the server's default). No stream yet.
+    init(format: StreamFormat, sink: String?, server: String?, clientName: String, fragmentBytes: Int,
+         pool: BufferPool, dataReady: Semaphore) throws(RecorderError) {
+        let connection = try PulseConnection(server: server, clientName: clientName)
+        if let sink, !connection.hasSink(named: sink) {
+            let available = connection.sinks().map(\.name).joined(separator: ", ")
+            let error = RecorderError(.sinkNotFound,
+                "no playback sink named '\(sink)' on \(connection.serverName); available sinks: "
+                + "\(available.isEmpty ? "none" : available) (list them with `recorder sinks`)")
+            connection.close()
+            throw error
+        }
+        let name = sink ?? connection.defaultSinkName()
+        guard let name else {
+            connection.close()
+            throw RecorderError(.sinkNotFound,
+                "the server \(connection.serverName) has no playback sink; load one (e.g. `pactl load-module module-null-sink`) or name a server that has")
+        }
+        self.connection = connection
+        sinkName = name
+        self.format = format
+        self.fragmentBytes = fragmentBytes
+        self.pool = pool
+        self.dataReady = dataReady
+    }
+
+    deinit {
+        assert(stream == nil, "PlaybackStream to '\(sinkName)' deinitialized with a stream open")
+    }
+
+    /// Runs `body` with the mainloop lock held. Never call it from a libpulse callback.
+    func withLock<T>(_ body: () -> T) -> T { connection.withLock(body) }
+
+    /// True while a stream is open. Call within `withLock`.
+    var isOpen: Bool { stream != nil }
+
+    // MARK: Opening and closing streams (the reader thread)
+
+    /// Opens a corked stream to the sink at `volume` and waits until
+    /// it is ready. From the reader thread, without the lock.
+    func open(volume: PlaybackVolume) throws(RecorderError) {
+        var spec = pa_sample_spec(format: PA_SAMPLE_S16BE, rate: UInt32(format.sampleRate),
+                                  channels: UInt8(format.channelCount))
+        var map = Self.channelMap(format.channelCount)
+        var volume = volume.perChannel
+        connection.lock()
+        guard pa_sample_spec_valid(&spec) != 0,
+              let stream = pa_stream_new(connection.context, "recorder", &spec, &map) else {
+            let reason = connection.lastError
+            let cause = connection.lastErrorCode
+            connection.unlock()
+            throw RecorderError(.invalidFormat,
+                "the server refused the format s16be \(format.channelCount) ch \(format.sampleRate) Hz: \(reason)",
+                underlying: cause)
+        }
+        pa_stream_set_state_callback(stream, { _, userdata in
+            pa_threaded_mainloop_signal(OpaquePointer(userdata), 0)
+        }, UnsafeMutableRawPointer(connection.mainloop))
+        // Two buffers in the server (sink included), a request per buffer; the pool holds the rest.
+        var attributes = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32(2 * fragmentBytes),
+                                        prebuf: UInt32.max, minreq: UInt32(fragmentBytes), fragsize: UInt32.max)
+        let flags = PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_START_CORKED.rawValue
+            | PA_STREAM_INTERPOLATE_TIMING.rawValue | PA_STREAM_AUTO_TIMING_UPDATE.rawValue
+        var failure: String?
+        var cause = connection.lastErrorCode
+        if pa_stream_connect_playback(stream, sinkName, &attributes, pa_stream_flags_t(flags), &volume, nil) < 0 {
+            failure = connection.lastError
+            cause = connection.lastErrorCode
+        } else {
+            while true {
+                let state = pa_stream_get_state(stream)
+                if state == PA_STREAM_READY { break }
+                if PA_STREAM_IS_GOOD(state) == 0 {
+                    failure = connection.lastError
+                    cause = connection.lastErrorCode
+                    break
+                }
+                pa_threaded_mainloop_wait(connection.mainloop)
+            }
+        }
+        if let failure {
+            pa_stream_set_state_callback(stream, nil, nil)
+            if PA_STREAM_IS_GOOD(pa_stream_get_state(stream)) != 0 { pa_stream_disconnect(stream) }
+            pa_stream_unref(stream)
+            connection.unlock()
+            let gone = !connection.withLock { connection.isReady }
+            throw RecorderError(gone ? .serverUnreachable : .streamFailed,
+                "cannot play to sink '\(sinkName)' on \(connection.serverName): \(failure); "
+                + (gone ? "check that the server is running" : "check the sink with `recorder sinks`"),
+                underlying: cause)
+        }
+        install(stream)
+        connection.unlock()
+    }
+
+    /// The channel map for `channels` (PulseAudio's default order: mono, stereo, 5.1…).
+    static func channelMap(_ channels: Int) -> pa_channel_map {
+        var map = pa_channel_map()
+        pa_channel_map_init_extend(&map, UInt32(channels), PA_CHANNEL_MAP_DEFAULT)
+        return map
+    }
+
+    /// Makes `new` the current stream: sets its callbacks. Call with the lock held.
+    private func install(_ new: OpaquePointer) {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        failed.store(false, ordering: .releasing)
+        drained.store(false, ordering: .releasing)
+        underflows.store(0, ordering: .relaxed)
+        // The server's first request may have come before the write callback was set: the reader writes
+        // the first buffers itself.
+        starving.store(true, ordering: .relaxed)
+        writtenFrames = 0
+        stream = new
+        pa_stream_set_state_callback(new, { stream, userdata in
+            let playback = Unmanaged<PlaybackStream>.fromOpaque(userdata!).takeUnretainedValue()
+            let state = pa_stream_get_state(stream)
+            if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED {
+                playback.failed.store(true, ordering: .releasing)
+                playback.dataReady.post()
+            }
+        }, me)
+        pa_stream_set_write_callback(new, { stream, _, userdata in
+            let playback = Unmanaged<PlaybackStream>.fromOpaque(userdata!).takeUnretainedValue()
+            playback.writeAvailable(stream!)
+        }, me)
+        pa_stream_set_underflow_callback(new, { _, userdata in
+            let playback = Unmanaged<PlaybackStream>.fromOpaque(userdata!).takeUnretainedValue()
+            playback.underflows.add(1, ordering: .relaxed)
+            playback.dataReady.post()
+        }, me)
+    }
+
+    /// Closes the current stream, if any: what the server still holds is dropped, and the buffer being
+    /// written goes back to the free set (the caller empties the filled ring). Call within `withLock`.
+    func closeStream() {
+        cancel(&drainOperation)
+        cancel(&timingOperation)
+        latencyAnswer = nil
+        if let writing {
+            pool.free.push(writing)
+            self.writing = nil
+        }
+        writingOffset = 0
+        guard let stream else { return }
+        self.stream = nil
+        pa_stream_set_write_callback(stream, nil, nil)
+        pa_stream_set_underflow_callback(stream, nil, nil)
+        pa_stream_set_state_callback(stream, nil, nil)
+        if PA_STREAM_IS_GOOD(pa_stream_get_state(stream)) != 0 { pa_stream_disconnect(stream) }
+        pa_stream_unref(stream)
+    }
+
+    /// Closes the stream and the connection; afterwards no callback runs. Idempotent.
+    func close() {
+        withLock { closeStream() }
+        connection.close()
+    }
+
+    private func cancel(_ operation: inout OpaquePointer?) {
+        guard let running = operation else { return }
+        if pa_operation_get_state(running) == PA_OPERATION_RUNNING { pa_operation_cancel(running) }
+        pa_operation_unref(running)
+        operation = nil
+    }
+
+    // MARK: Control (the reader thread, within `withLock`)
+
+    /// Corks (pauses where it is) or uncorks the stream. No wait: the server carries it out in order.
+    func cork(_ corked: Bool) {
+        guard let stream else { return }
+        if let operation = pa_stream_cork(stream, corked ? 1 : 0, nil, nil) { pa_operation_unref(operation) }
+    }
+
+    /// Sets the stream's volume (per channel). No wait.
+    func setVolume(_ volume: PlaybackVolume) {
+        guard let stream else { return }
+        var volume = volume.perChannel
+        let index = pa_stream_get_index(stream)
+        guard index != UInt32.max,
+              let operation = pa_context_set_sink_input_volume(connection.context, index, &volume, nil, nil) else { return }
+        pa_operation_unref(operation)
+    }
+
+    /// Asks the server to play out what it holds; `drained` is set (and `dataReady` posted) when it has.
+    func requestDrain() {
+        guard let stream, drainOperation == nil else { return }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        drainOperation = pa_stream_drain(stream, { _, success, userdata in
+            let playback = Unmanaged<PlaybackStream>.fromOpaque(userdata!).takeUnretainedValue()
+            playback.drained.store(true, ordering: .releasing)
+            playback.dataReady.post()
+        }, me)
+    }
+
+    /// True when every filled buffer has been written into the stream.
+    var allWritten: Bool { writing == nil && pool.filled.isEmptyForConsumer }
+
+    /// The frame of the current stream being heard now (the server's read index, less the sink's
+    /// latency, interpolated since the last timing update); nil before the server has said.
+    var playedFrames: Int64? {
+        guard let stream else { return nil }
+        var microseconds: pa_usec_t = 0
+        guard pa_stream_get_time(stream, &microseconds) == 0 else { return nil }
+        return Int64(clamping: microseconds) * Int64(format.sampleRate) / 1_000_000
+    }
+
+    /// Asks the server for the stream's timing; `latency` answers once it has (posting `dataReady`).
+    func requestLatency() {
+        guard let stream else { return }
+        cancel(&timingOperation)
+        latencyAnswer = .none
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        timingOperation = pa_stream_update_timing_info(stream, { stream, success, userdata in
+            let playback = Unmanaged<PlaybackStream>.fromOpaque(userdata!).takeUnretainedValue()
+            if success != 0, let info = pa_stream_get_timing_info(stream)?.pointee {
+                playback.latencyAnswer = .some(Int64(clamping: info.sink_usec) + Int64(clamping: info.transport_usec))
+            } else {
+                playback.latencyAnswer = .some(nil)
+            }
+            playback.dataReady.post()
+        }, me)
+        if timingOperation == nil { latencyAnswer = .some(nil) }
+    }
+
+    /// The answer to `requestLatency`: nil while awaited, `.some(nil)` if the server could not say, else
+    /// the microseconds from a frame's write to its being heard on a started stream (sink + transport).
+    var latency: Int64?? { latencyAnswer }
+
+    // MARK: Writing
+
+    /// Called by the reader thread after it filled a buffer, if `starving` was set: writes on, under the lock.
+    func resume() {
+        withLock {
+            if let stream { writeAvailable(stream) }
+        }
+    }
+
+    /// Writes filled buffers while the server takes more. On the mainloop thread (write callback) or
+    /// under the lock.
+    private func writeAvailable(_ stream: OpaquePointer) {
+        starving.store(false, ordering: .relaxed)
+        while true {
+            var writable = pa_stream_writable_size(stream)
+            guard writable != Int(bitPattern: UInt(UInt32.max)), writable > 0 else { return }
+            while writable > 0 {
+                if writing == nil {
+                    guard let next = pool.filled.pop() else { break }
+                    writing = next
+                    writingOffset = 0
+                }
+                let index = writing!
+                let count = min(pool.byteCount(of: index) - writingOffset, writable)
+                if count > 0 {
+                    guard pa_stream_write(stream, pool.bytes(of: index) + writingOffset, count, nil, 0, PA_SEEK_RELATIVE) == 0 else {
+                        failed.store(true, ordering: .releasing)
+                        dataReady.post()
+                        return
+                    }
+                    writingOffset += count
+                    writable -= count
+                    writtenFrames += Int64(count / format.bytesPerFrame)
+                }
+                if writingOffset >= pool.byteCount(of: index) {
+                    writing = nil
+                    pool.free.push(index)
+                    dataReady.post()
+                }
+            }
+            guard writable > 0 else { return }
+            // Nothing filled: announce it, then look again. The reader pushes a buffer and then looks at
+            // `starving` (with the same fences), so one side sees the other and no buffer waits.
+            starving.store(true, ordering: .sequentiallyConsistent)
+            atomicMemoryFence(ordering: .sequentiallyConsistent)
+            if pool.filled.isEmptyForConsumer { return }
+            starving.store(false, ordering: .relaxed)
+        }
+    }
+}
+
+/// A player's volume (linear gain 0…1) and pan (−1 left … +1 right) as the server's per-channel volume.
+///
+/// Pan is a balance: a left channel keeps the gain while the pan is at or left of centre and falls
+/// linearly to silence at +1; a right channel the other way; other channels (mono, centre, LFE) keep
+/// the gain. A mono stream is not panned: the server spreads it over the sink's channels.
+struct PlaybackVolume {
+    let volume: Float
+    let pan: Float
+    let channels: Int
+
+    private static let left = [PA_CHANNEL_POSITION_FRONT_LEFT, PA_CHANNEL_POSITION_REAR_LEFT,
+                               PA_CHANNEL_POSITION_FRONT_LEFT_OF_CENTER, PA_CHANNEL_POSITION_SIDE_LEFT,
+                               PA_CHANNEL_POSITION_TOP_FRONT_LEFT, PA_CHANNEL_POSITION_TOP_REAR_LEFT]
+    private static let right = [PA_CHANNEL_POSITION_FRONT_RIGHT, PA_CHANNEL_POSITION_REAR_RIGHT,
+                                PA_CHANNEL_POSITION_FRONT_RIGHT_OF_CENTER, PA_CHANNEL_POSITION_SIDE_RIGHT,
+                                PA_CHANNEL_POSITION_TOP_FRONT_RIGHT, PA_CHANNEL_POSITION_TOP_REAR_RIGHT]
+
+    var perChannel: pa_cvolume {
+        var result = pa_cvolume()
+        result.channels = UInt8(channels)
+        let map = PlaybackStream.channelMap(channels)
+        withUnsafeMutableBytes(of: &result.values) { raw in
+            let values = raw.bindMemory(to: pa_volume_t.self)
+            withUnsafeBytes(of: map.map) { positions in
+                let positions = positions.bindMemory(to: pa_channel_position_t.self)
+                for channel in 0..<min(channels, values.count) {
+                    var gain = Double(volume)
+                    if Self.left.contains(positions[channel]) { gain *= Double(min(1, 1 - pan)) }
+                    if Self.right.contains(positions[channel]) { gain *= Double(min(1, 1 + pan)) }
+                    values[channel] = pa_sw_volume_from_linear(max(0, gain))
+                }
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,272 @@
+// `recorder play FILE...`: plays files one after another with the live readout; in a terminal, keys
+// pause, seek and quit.
+import ArgumentParser
+import Dispatch
+import Glibc
+import RecorderKit
+
+struct Play: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play sound files (any format libsndfile reads) with the live readout.",
+        discussion: "In a terminal: space pauses and resumes, the left and right arrows seek 5 s, q stops.")
+
+    @Argument(help: "The files to play, one after another.")
+    var files: [String]
+
+    @Option(help: "Playback sink name (default: the server's default sink; see `recorder sinks`).")
+    var device: String?
+
+    @Option(help: "Server address (default: PULSE_SERVER or the usual lookup).")
+    var server: String?
+
+    @Option(help: "Linear gain 0 to 1 (1: the file as it is).")
+    var volume: Float = 1
+
+    // .unconditional: "--pan -1" would otherwise read as an option.
+    @Option(parsing: .unconditional, help: "Balance, -1 (left) to 1 (right), for files with left and right channels.")
+    var pan: Float = 0
+
+    @Option(parsing: .unconditional, help: "Play each file this many more times (-1: forever).")
+    var loops = 0
+
+    @Option(help: "Start this many seconds into each file.")
+    var start: Double = 0
+
+    @Option(help: "Play at most this many seconds of each file (rounded to whole frames).")
+    var duration: Double?
+
+    @OptionGroup var display: DisplayOptions
+
+    @Flag(name: .customLong("levels-json"), help: "One JSON object per buffer heard on stdout: t (the position in the file), frames, average_db, peak_db (and the --meter's values); and one per event (\"event\": underrun, finished).")
+    var levelsJSON = false
+
+    @Flag(help: "No readout and no summary; errors and warnings only.")
+    var quiet = false
+
+    func validate() throws {
+        try display.validate()
+        if files.isEmpty { throw ValidationError("give at least one file to play") }
+        if !(volume.isFinite && volume >= 0 && volume <= 1) {
+            throw ValidationError("invalid --volume \(volume): use a gain from 0 to 1, e.g. 0.5 for -6 dB")
+        }
+        if !(pan.isFinite && pan >= -1 && pan <= 1) {
+            throw ValidationError("invalid --pan \(pan): use -1 (left) to 1 (right), 0 for the centre")
+        }
+        if !(start.isFinite && start >= 0 && start < 1e12) {
+            throw ValidationError("invalid --start \(start): use a number of seconds, 0 or more")
+        }
+        if let duration, !(duration.isFinite && duration >= 0 && duration < 1e12) {
+            throw ValidationError("invalid --duration \(duration): use a number of seconds, 0 or more")
+        }
+    }
+
+    func run() async throws {
+        // Every file opened (and the sink checked) before a sound is made: a bad name is one line, at once.
+        var players: [Player] = []
+        for file in files {
+            do throws(RecorderError) {
+                let player = try Player(contentsOf: file, device: device, server: server)
+                if start > player.duration {
+                    throw RecorderError(.invalidFormat,
+                        "--start \(format(start, 3)) is past the end of '\(file)' (\(format(player.duration, 3)) s)")
+                }
+                players.append(player)
+            } catch {
+                for player in players { await player.close() }
+                throw fail(error)
+            }
+        }
+        let session = PlaySession()
+        StopRequests.shared.arm { _ in session.quit() }
+        if StopRequests.shared.isStopping { session.quit() }
+        standardOutput.goLive { _ in session.quit() }
+        standardError.goLive()
+        let keys = LiveOutput.stderrIsTerminal && !quiet ? KeyReader.start(session) : nil
+        defer { keys?.restore() }
+        var failure: RecorderError?
+        for player in players {
+            if session.isQuitting { break }
+            do throws(RecorderError) {
+                try await play(player, session: session)
+            } catch {
+                failure = error
+                await player.close()
+                break
+            }
+            await player.close()
+        }
+        for player in players { await player.close() }
+        keys?.restore()
+        if let failure { throw fail(failure) }
+    }
+
+    /// Plays one file to its end (or a stop), with the readout.
+    private func play(_ player: Player, session: PlaySession) async throws(RecorderError) {
+        let drawing = LiveOutput.stderrIsTerminal && !quiet
+        let live = LiveOutput(channelCount: player.numberOfChannels, display: drawing, json: levelsJSON, path: nil,
+                              meter: display.meter, target: display.target)
+        let readings = drawing || levelsJSON ? try display.readings(from: player) : AsyncStream { $0.finish() }
+        let events = player.events()
+        player.volume = volume
+        player.pan = pan
+        player.numberOfLoops = loops
+        if start > 0 { try player.seek(to: start) }
+        let outcome = Locked<(finished: Bool, error: RecorderError?)>((false, nil))
+        let quiet = self.quiet
+        let rate = player.format.sampleRate
+        let watcher = Task {
+            for await event in events {
+                switch event {
+                case .underrun(let frame):
+                    let time = Double(frame) / Double(rate)
+                    live.report(EventReport(message: "warning: playback ran dry at \(clock(time)): a gap was heard",
+                                            json: "{\"event\": \"underrun\", \"t\": \(format(time, 3))}"))
+                case .decodeError(let error, _), .playbackFailed(let error):
+                    outcome.withLock { $0.error = error }
+                case .finishedPlaying(let successfully):
+                    outcome.withLock { $0.finished = true }
+                    if levelsJSON {
+                        writeOutput("{\"event\": \"finished\", \"file\": \(jsonString(player.path ?? "")), \"successfully\": \(successfully)}\n")
+                    }
+                    await player.close()
+                }
+            }
+        }
+        session.begin(player, live: live)
+        live.setStatus(nil, total: player.duration)
+        live.start()
+        if let duration {
+            try player.play(forDuration: duration)
+        } else {
+            try await player.play()
+        }
+        if session.isQuitting { await player.close() }
+        for await reading in readings {
+            live.take(reading, frames: reading.endFrame, time: Double(reading.endFrame) / Double(rate))
+        }
+        await watcher.value
+        session.end()
+        await live.finish()
+        let (finished, error) = outcome.withLock { $0 }
+        if let error { throw error }
+        if finished && !quiet {
+            let seconds = duration.map { min($0, player.duration * Double(max(1, loops + 1))) }
+                ?? player.duration * Double(loops + 1) - start
+            writeError("played \(player.path ?? ""): \(format(max(0, seconds), 3)) s to \(player.deviceName)\n")
+        }
+    }
+}
+
+/// The file playing now, for the keys and the stop signals.
+final class PlaySession: Sendable {
+    private struct State {
+        var player: Player?
+        var live: LiveOutput?
+        var quitting = false
+    }
+    private let state = Locked(State())
+
+    var isQuitting: Bool { state.withLock { $0.quitting } }
+
+    func begin(_ player: Player, live: LiveOutput) {
+        state.withLock {
+            $0.player = player
+            $0.live = live
+        }
+    }
+
+    func end() { state.withLock { $0.player = nil; $0.live = nil } }
+
+    /// Stops everything (q, a signal, a stdout that failed): the current file ends, no other starts.
+    func quit() {
+        let player = state.withLock { state -> Player? in
+            state.quitting = true
+            return state.player
+        }
+        guard let player else { return }
+        Task { await player.close() }
+    }
+
+    /// Space: pause or resume.
+    func togglePause() {
+        guard let (player, live) = current() else { return }
+        if player.isPlaying {
+            player.pause()
+            live.setStatus("paused")
+        } else {
+            try? player.play()
+            live.setStatus(nil)
+        }
+    }
+
+    /// Arrows: seek by `seconds` from where it is heard.
+    func seek(by seconds: Double) {
+        guard let (player, _) = current() else { return }
+        player.currentTime = max(0, player.currentTime + seconds)
+    }
+
+    private func current() -> (Player, LiveOutput)? {
+        state.withLock { state in
+            guard let player = state.player, let live = state.live else { return nil }
+            return (player, live)
+        }
+    }
+}
+
+/// Reads keys from a terminal on stdin (raw mode, no echo; Ctrl-C still signals), and puts the terminal
+/// back as it was.
+final class KeyReader: Sendable {
+    private let saved: Locked<termios?>
+
+    private init(saved: termios) { self.saved = Locked(saved) }
+
+    /// nil when stdin is not a terminal.
+    static func start(_ session: PlaySession) -> KeyReader? {
+        guard isatty(STDIN_FILENO) == 1 else { return nil }
+        var original = termios()
+        guard tcgetattr(STDIN_FILENO, &original) == 0 else { return nil }
+        var raw = original
+        raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+        }
+        guard tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0 else { return nil }
+        let reader = KeyReader(saved: original)
+        DispatchQueue.global().async {
+            var escape: [UInt8] = []
+            var byte: UInt8 = 0
+            while true {
+                let count = read(STDIN_FILENO, &byte, 1)
+                if count < 0 && errno == EINTR { continue }
+                guard count == 1 else { return }
+                if !escape.isEmpty || byte == 0x1B {
+                    escape.append(byte)
+                    if escape.count == 3 {
+                        if escape == [0x1B, 0x5B, 0x43] { session.seek(by: 5) }
+                        if escape == [0x1B, 0x5B, 0x44] { session.seek(by: -5) }
+                        escape.removeAll()
+                    } else if escape.count == 2 && byte != 0x5B {
+                        escape.removeAll()
+                    }
+                    continue
+                }
+                switch byte {
+                case 0x20: session.togglePause()
+                case UInt8(ascii: "q"), UInt8(ascii: "Q"): session.quit()
+                default: break
+                }
+            }
+        }
+        return reader
+    }
+
+    /// Puts the terminal back. Idempotent.
+    func restore() {
+        saved.withLock { saved in
+            guard var original = saved else { return }
+            tcsetattr(STDIN_FILENO, TCSANOW, &original)
+            saved = nil
+        }
+    }
+}
