@@ -109,6 +109,8 @@ private final class FeederState: @unchecked Sendable {
     var endError: RecorderError?
     var draining = false
     var reportedUnderflows = 0
+    /// File frame after the last buffer heard: where a failed stream stopped.
+    var lastHeardFrame: Int64 = 0
     var pending: [Pending] = []
     var freeSlots: [Int]
     var scratch: [Float]
@@ -403,6 +405,7 @@ final class PlaybackFeeder: Sendable {
             break
         }
         state.decodeFrame = frame
+        state.lastHeardFrame = frame
         playhead.withLock { $0.restingFrame = frame }
     }
 
@@ -545,6 +548,7 @@ final class PlaybackFeeder: Sendable {
         let entry = state.pending.removeFirst()
         state.freeSlots.append(entry.slot)
         guard !entry.isLeadIn else { return }
+        state.lastHeardFrame = entry.fileEnd
         let bytes = UnsafeRawBufferPointer(start: history + entry.slot * pool.capacityBytes,
                                            count: entry.frames * format.bytesPerFrame)
         readout.measure(bytes, into: &state.meterScratch)
@@ -584,7 +588,8 @@ final class PlaybackFeeder: Sendable {
 
     /// The stream failed (server gone, sink removed): playback ends where it was heard.
     private func streamFailed() {
-        let heard = currentFrame
+        // A failed stream may not tell its time any more: then after the last buffer heard.
+        let heard = stream.withLock({ stream.playedFrames }) != nil ? currentFrame : state.lastHeardFrame
         let sink = stream.sinkName
         closeStream()
         state.mode = .idle

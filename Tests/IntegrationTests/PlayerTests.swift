@@ -331,3 +331,161 @@ struct PlayerMeterTests {
         }
     }
 }
+
+@Suite(.timeLimit(.minutes(2)))
+struct PlayerErrorTests {
+    @Test func badFilesMissingSinksAndNoServerAreOneLineTypedErrors() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let text = directory + "/notes.wav"
+            try "not audio\n".write(toFile: text, atomically: true, encoding: .utf8)
+            for (path, reason) in [(directory + "/missing.wav", "System error"), (text, "Format not recognised")] {
+                do throws(RecorderError) {
+                    _ = try Player(contentsOf: path, server: server.address)
+                    Issue.record("\(path) opened")
+                } catch {
+                    #expect(error.code == .cannotReadFile)
+                    #expect(error.message.hasPrefix("cannot read '\(path)': \(reason)") && !error.message.contains("\n"), "\(error.message)")
+                }
+            }
+            let wav = directory + "/ok.wav"
+            try writeWAV(wav, samples: noiseSamples(count: 4_410), channels: 1)
+            do throws(RecorderError) {
+                _ = try Player(contentsOf: wav, device: "nope", server: server.address)
+                Issue.record("a missing sink was accepted")
+            } catch {
+                #expect(error.code == .sinkNotFound)
+                #expect(error.message.hasPrefix("no playback sink named 'nope' on ") && error.message.contains(PrivateServer.monoSink)
+                        && error.message.hasSuffix("(list them with `recorder sinks`)"), "\(error.message)")
+            }
+            do throws(RecorderError) {
+                _ = try Player(contentsOf: wav, server: "unix:\(directory)/no-server")
+                Issue.record("a missing server was accepted")
+            } catch {
+                #expect(error.code == .serverUnreachable)
+                #expect(error.message.hasPrefix("cannot connect to PulseAudio server unix:\(directory)/no-server: "), "\(error.message)")
+            }
+            // 33 channels: more than a PulseAudio stream carries.
+            let wide = directory + "/wide.wav"
+            try writeWAV(wide, samples: [Int16](repeating: 0, count: 33 * 100), channels: 33)
+            #expect(throws: RecorderError.self) { try Player(contentsOf: wide, server: server.address) }
+        }
+    }
+
+    @Test func theServerGoingAwayMidPlayEndsItWithAFailureEvent() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/long.wav"
+            try writeWAV(path, samples: noiseSamples(count: 44_100 * 20), channels: 1)
+            let player = try Player(contentsOf: path, device: PrivateServer.monoSink, server: server.address)
+            defer { player.close() }
+            let events = player.events()
+            let readings = player.levelReadings()
+            try await player.play()
+            _ = try await firstReading(readings) { $0.time >= 0.5 }
+            server.crash()
+            var failure: RecorderError?
+            var finished: Bool?
+            for await event in events {
+                if case .playbackFailed(let error) = event { failure = error }
+                if case .finishedPlaying(let successfully) = event { finished = successfully; break }
+            }
+            #expect(finished == false)
+            #expect(failure?.code == .streamFailed)
+            #expect(failure?.message == "playback to '\(PrivateServer.monoSink)' stopped: the server closed the stream "
+                    + "(server gone or sink removed); check that the server is running and the sink exists (`recorder sinks`)")
+            #expect(!player.isPlaying && player.currentTime >= 0.5 && player.currentTime < 20)
+            // A new play() with the server gone says so instead of hanging.
+            #expect(throws: RecorderError.self) { try player.play() }
+        }
+    }
+
+    @Test func hostileNumbersAndCallsFromTheConsumersNeitherTrapNorHang() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let path = directory + "/a.wav"
+            let samples = noiseSamples(count: 22_050)
+            try writeWAV(path, samples: samples, channels: 1)
+            let player = try Player(contentsOf: path, device: PrivateServer.monoSink, server: server.address)
+            player.currentTime = .nan
+            #expect(player.currentTime == 0)
+            player.currentTime = 1e15
+            #expect(player.currentTime == 0.5)
+            player.currentTime = -3
+            #expect(player.currentTime == 0)
+            player.volume = .nan
+            #expect(player.volume == 1)
+            player.volume = 1e15
+            #expect(player.volume == 1)
+            player.volume = -.infinity
+            #expect(player.volume == 0)
+            player.volume = 1
+            player.pan = -.greatestFiniteMagnitude
+            #expect(player.pan == -1)
+            player.pan = 0
+            for time in [Double.nan, .infinity, -1, 1e300] {
+                #expect(throws: RecorderError.self) { try player.play(atTime: time) }
+            }
+            for seconds in [Double.nan, -1, 1e300] {
+                #expect(throws: RecorderError.self) { try player.play(forDuration: seconds) }
+            }
+            #expect(player.peakPower(forChannel: Int.max) == -160 && player.averagePower(forChannel: -1) == -160)
+            #expect(throws: RecorderError.self) { try player.meterReadings(.vu, options: MeterOptions(vuReference: .nan)) }
+
+            // Metering as AVAudioPlayer: -160 until enabled and updated.
+            let readings = player.levelReadings()
+            let events = player.events()
+            try await player.play()
+            let reading = try await firstReading(readings) { _ in true }
+            player.updateMeters()
+            #expect(player.peakPower(forChannel: 0) == -160)
+            player.isMeteringEnabled = true
+            player.updateMeters()
+            #expect(player.peakPower(forChannel: 0) > -10 && player.averagePower(forChannel: 0) < player.peakPower(forChannel: 0))
+            _ = reading
+            // The events consumer plays again at the end: no deadlock, and it finishes a second time.
+            var ends = 0
+            for await event in events {
+                guard case .finishedPlaying = event else { continue }
+                ends += 1
+                if ends == 2 { break }
+                try await player.play()
+            }
+            #expect(ends == 2)
+            await player.close()
+            await player.close()
+            #expect(throws: RecorderError.self) { try player.play() }
+
+            // NaN samples in a float file play as silence; the finite ones as they are.
+            var info = SF_INFO(frames: 0, samplerate: 44_100, channels: 1, format: Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT), sections: 0, seekable: 0)
+            let floatPath = directory + "/nan.wav"
+            let file = try #require(sf_open(floatPath, Int32(SFM_WRITE), &info))
+            var floats = samples.map { Float($0) / 32_768 }
+            for index in 5_000..<6_000 { floats[index] = .nan }
+            _ = floats.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, sf_count_t($0.count)) }
+            sf_close(file)
+            let nanPlayer = try Player(contentsOf: floatPath, device: PrivateServer.monoSink, server: server.address)
+            defer { nanPlayer.close() }
+            let heard = try await monitoring(server) { _, _ in _ = try await playToEnd(nanPlayer) }
+            var expected = samples
+            for index in 5_000..<6_000 { expected[index] = 0 }
+            let start = try #require(firstIndex(of: Array(expected.prefix(1_000)), in: heard))
+            #expect(Array(heard[start..<(start + expected.count)]) == expected)
+        }
+    }
+
+    @Test func closeFromTheOutputCallbackReturnsAndEndsThePlayer() async throws {
+        try await withPrivateServer { server in
+            let holder = Locked<Player?>(nil)
+            let player = try Player(format: .default, device: PrivateServer.monoSink, server: server.address) { buffer in
+                if buffer.startFrame >= 44_100 { holder.withLock { $0?.close() } }
+                buffer.setSample(Float(0.25), frame: 0, channel: 0)
+            }
+            holder.withLock { $0 = player }
+            let events = player.events()
+            try await player.play()
+            for await _ in events {}  // ends when the player has closed
+            #expect(!player.isPlaying)
+            holder.withLock { $0 = nil }
+        }
+    }
+}
