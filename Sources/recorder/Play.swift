@@ -111,7 +111,7 @@ struct Play: AsyncParsableCommand {
         player.pan = pan
         player.numberOfLoops = loops
         if start > 0 { try player.seek(to: start) }
-        let outcome = Locked<(finished: Bool, error: RecorderError?)>((false, nil))
+        let outcome = Locked<(finished: Bool, successfully: Bool, error: RecorderError?)>((false, false, nil))
         let quiet = self.quiet
         let rate = player.format.sampleRate
         let watcher = Task {
@@ -124,10 +124,7 @@ struct Play: AsyncParsableCommand {
                 case .decodeError(let error, _), .playbackFailed(let error):
                     outcome.withLock { $0.error = error }
                 case .finishedPlaying(let successfully):
-                    outcome.withLock { $0.finished = true }
-                    if levelsJSON {
-                        writeOutput("{\"event\": \"finished\", \"file\": \(jsonString(player.path ?? "")), \"successfully\": \(successfully)}\n")
-                    }
+                    outcome.withLock { $0.finished = true; $0.successfully = successfully }
                     await player.close()
                 }
             }
@@ -147,7 +144,11 @@ struct Play: AsyncParsableCommand {
         await watcher.value
         session.end()
         await live.finish()
-        let (finished, error) = outcome.withLock { $0 }
+        let (finished, successfully, error) = outcome.withLock { $0 }
+        // After the last reading (the readings and the events are two streams: no order between them).
+        if finished && levelsJSON {
+            writeOutput("{\"event\": \"finished\", \"file\": \(jsonString(player.path ?? "")), \"successfully\": \(successfully)}\n")
+        }
         if let error { throw error }
         if finished && !quiet {
             let seconds = duration.map { min($0, player.duration * Double(max(1, loops + 1))) }

@@ -257,11 +257,11 @@ struct CommandTests {
         #expect(help.status == 0)
         // Every exit status is listed (the help text is wrapped at 80 columns, so compare unwrapped).
         let unwrapped = help.stdout.replacingOccurrences(of: "\n", with: " ")
-        for status in ["64 usage error", "66 a file to analyze cannot be read", "69 server or source unavailable",
+        for status in ["64 usage error", "66 a file to analyze or play cannot be read", "69 server, source or sink unavailable",
                        "73 cannot create the output file", "74 I/O error while recording"] {
             #expect(unwrapped.contains(status), "\(status)")
         }
-        for command in ["record", "meter", "sources", "analyze"] {
+        for command in ["record", "meter", "play", "sources", "sinks", "analyze"] {
             let sub = try await recorder([command, "--help"])
             #expect(sub.status == 0 && sub.stdout.contains("USAGE: recorder \(command)"))
         }

@@ -1,0 +1,102 @@
+// `recorder play` and `recorder sinks` as a user runs them: JSON lines, exit codes and one-line errors,
+// and the keys in a real terminal (tmux).
+import Foundation
+import RecorderKit
+import Testing
+import TestSupport
+
+@Suite(.timeLimit(.minutes(2)))
+struct PlayCommandTests {
+    @Test func playPrintsOneJSONLinePerBufferHeardThenFinishedAndSinksListsTheSinks() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/noise.wav"
+            try writeWAV(path, samples: noiseSamples(count: 44_100 * 2), channels: 1)
+            let result = try await recorder(["play", path, "--device", PrivateServer.monoSink, "--levels-json"], server: server)
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stdout.split(separator: "\n").map(String.init)
+            let levels = try lines.filter { !$0.contains("\"event\"") }.map { try JSONDecoder().decode(LevelLine.self, from: Data($0.utf8)) }
+            #expect(levels.count == 20 && levels.first?.frames == 4_410 && levels.last?.frames == 88_200 && levels.last?.t == 2.0)
+            #expect(levels.allSatisfy { $0.peak_db[0] > -1 && $0.average_db[0] < -4 })
+            #expect(lines.last == "{\"event\": \"finished\", \"file\": \"\(path)\", \"successfully\": true}")
+            #expect(result.stderr == "played \(path): 2.000 s to \(PrivateServer.monoSink)\n")
+
+            // --start and --duration: exactly that stretch, the positions in the file.
+            let part = try await recorder(["play", path, "--device", PrivateServer.monoSink, "--levels-json", "--quiet",
+                                           "--start", "0.5", "--duration", "0.25"], server: server)
+            #expect(part.status == 0 && part.stderr.isEmpty, "\(part.stderr)")
+            let frames = try part.stdout.split(separator: "\n").filter { !$0.contains("\"event\"") }
+                .map { try JSONDecoder().decode(LevelLine.self, from: Data($0.utf8)).frames }
+            #expect(frames == [26_460, 30_870, 33_075], "\(frames)")
+
+            let sinks = try await recorder(["sinks"], server: server)
+            #expect(sinks.status == 0)
+            #expect(sinks.stdout.contains(" \(PrivateServer.monoSink)\t") && sinks.stdout.contains(" \(PrivateServer.stereoSink)\t"))
+            let json = try await recorder(["sinks", "--json"], server: server)
+            #expect(json.stdout.contains("\"name\":\"\(PrivateServer.stereoSink)\"") && json.stdout.contains("\"channels\":2"))
+        }
+    }
+
+    @Test func badInputIsOneLineWithTheUsualExitStatus() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let path = directory + "/ok.wav"
+            try writeWAV(path, samples: noiseSamples(count: 4_410), channels: 1)
+            let cases: [([String], Int32, String)] = [
+                (["play", directory + "/missing.wav"], 66, "recorder: cannot read '\(directory)/missing.wav': System error"),
+                (["play", path, "--device", "nope"], 69, "recorder: no playback sink named 'nope' on "),
+                (["play", path, "--server", "unix:\(directory)/none"], 69, "recorder: cannot connect to PulseAudio server unix:\(directory)/none: "),
+                (["play", path, "--volume", "2"], 64, "recorder: invalid --volume 2.0: use a gain from 0 to 1"),
+                (["play", path, "--volume", "nan"], 64, "recorder: invalid --volume nan: use a gain from 0 to 1"),
+                (["play", path, "--pan", "-1e300"], 64, "recorder: invalid --pan -inf: use -1 (left) to 1 (right)"),
+                (["play", path, "--start", "1e15"], 64, "recorder: invalid --start 1000000000000000.0: use a number of seconds"),
+                (["play", path, "--start", "5"], 64, "recorder: --start 5.000 is past the end of '\(path)' (0.100 s)"),
+                (["play", path, "--duration=-1"], 64, "recorder: invalid --duration -1.0: use a number of seconds"),
+                (["play"], 64, "recorder: "),
+            ]
+            for (arguments, status, prefix) in cases {
+                let result = try await recorder(arguments, server: server)
+                #expect(result.status == status, "\(arguments): \(result.stderr)")
+                #expect(result.stderr.hasPrefix(prefix) && result.stderr.filter { $0 == "\n" }.count == 1,
+                        "\(arguments): \(result.stderr)")
+            }
+        }
+    }
+
+    @Test func inATerminalSpacePausesArrowsSeekAndQStops() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/long.wav"
+            try writeWAV(path, samples: sineSamples(frames: 44_100 * 30, frequency: 1_000, amplitudes: [0.5]), channels: 1)
+            let terminal = Terminal()
+            try terminal.start("\(try builtProduct("recorder")) play \(path) --device \(PrivateServer.monoSink); echo status $?; sleep 60",
+                               width: 160, environment: ["PULSE_SERVER": server.address, "NO_COLOR": ""])
+            let drawing = try await terminal.waitFor("avg  -9.0 pk  -6.0 dBFS")
+            let line = try #require(nonEmptyLines(drawing).first)
+            #expect(line.wholeMatch(of: /\d\d:\d\d\.\d \/ 00:30\.0 \[[#.|]+\] avg  -9\.0 pk  -6\.0 dBFS */) != nil, "\(line)")
+            try terminal.tmux(["send-keys", "Space"])
+            let paused = try await terminal.waitFor("paused")
+            let at = try #require(nonEmptyLines(paused).first?.prefix(7))
+            try terminal.tmux(["send-keys", "Right"])
+            try terminal.tmux(["send-keys", "Space"])
+            let resumed = monotonicSeconds()
+            // Resumed 5 s further on: the clock reads at least 5 s more than where it paused.
+            func seconds(_ clock: Substring) -> Double {
+                let parts = clock.split(separator: ":")
+                return Double(parts[0])! * 60 + Double(parts[1])!
+            }
+            var later = 0.0
+            for _ in 0..<250 {
+                if let text = nonEmptyLines(try terminal.screen()).first, !text.contains("paused") {
+                    later = seconds(text.prefix(7))
+                    if later >= seconds(at) + 5 { break }
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            // Not more than 5 s plus the time it has played since (a second of slack for the screen's 0.1 s steps).
+            let since = monotonicSeconds() - resumed
+            #expect(later >= seconds(at) + 5 && later <= seconds(at) + 5 + since + 1, "paused at \(at), then \(later) after \(since) s")
+            try terminal.tmux(["send-keys", "q"])
+            let ended = try await terminal.waitFor("status 0")
+            #expect(!ended.contains("played "), "a stopped file is not reported as played: \(ended)")
+        }
+    }
+}
