@@ -181,22 +181,33 @@ final class PulseConnection: @unchecked Sendable {
     /// Whether the server has a sink of this name (asked before connecting a playback stream, for the
     /// same reason as `hasSource`).
     func hasSink(named name: String) -> Bool {
-        final class Result { var found = false }
-        let result = Result()
+        exists { context, userdata in
+            pa_context_get_sink_info_by_name(context, name, { _, info, eol, userdata in
+                PulseConnection.answerExists(eol == 0 && info != nil, userdata)
+            }, userdata)
+        }
+    }
+
+    /// Runs an introspection query by name and waits for its answer: true if an entry came back.
+    private func exists(_ query: (OpaquePointer, UnsafeMutableRawPointer) -> OpaquePointer?) -> Bool {
+        let result = ExistsResult()
         withLock {
             let context = ResultContext(mainloop: mainloop, payload: result)
             withExtendedLifetime(context) {
-                wait(for: pa_context_get_sink_info_by_name(self.context, name, { _, info, eol, userdata in
-                    let context = Unmanaged<ResultContext>.fromOpaque(userdata!).takeUnretainedValue()
-                    if eol == 0, info != nil {
-                        (context.payload as! Result).found = true
-                    } else {
-                        pa_threaded_mainloop_signal(context.mainloop, 0)
-                    }
-                }, Unmanaged.passUnretained(context).toOpaque()))
+                wait(for: query(self.context, Unmanaged.passUnretained(context).toOpaque()))
             }
         }
         return result.found
+    }
+
+    /// In an introspection callback of `exists`: records an entry, or wakes the waiter at the end.
+    private static func answerExists(_ entry: Bool, _ userdata: UnsafeMutableRawPointer?) {
+        let context = Unmanaged<ResultContext>.fromOpaque(userdata!).takeUnretainedValue()
+        if entry {
+            (context.payload as! ExistsResult).found = true
+        } else {
+            pa_threaded_mainloop_signal(context.mainloop, 0)
+        }
     }
 
     /// Every playback sink on the server, in the server's order.
@@ -232,22 +243,11 @@ final class PulseConnection: @unchecked Sendable {
     /// refuses a stream to a missing source, but pipewire-pulse accepts it and waits (or falls back),
     /// so the answer has to come from the source list itself.
     func hasSource(named name: String) -> Bool {
-        final class Result { var found = false }
-        let result = Result()
-        withLock {
-            let context = ResultContext(mainloop: mainloop, payload: result)
-            withExtendedLifetime(context) {
-                wait(for: pa_context_get_source_info_by_name(self.context, name, { _, info, eol, userdata in
-                    let context = Unmanaged<ResultContext>.fromOpaque(userdata!).takeUnretainedValue()
-                    if eol == 0, info != nil {
-                        (context.payload as! Result).found = true
-                    } else {
-                        pa_threaded_mainloop_signal(context.mainloop, 0)
-                    }
-                }, Unmanaged.passUnretained(context).toOpaque()))
-            }
+        exists { context, userdata in
+            pa_context_get_source_info_by_name(context, name, { _, info, eol, userdata in
+                PulseConnection.answerExists(eol == 0 && info != nil, userdata)
+            }, userdata)
         }
-        return result.found
     }
 
     /// Every capture source on the server, in the server's order.
@@ -295,6 +295,9 @@ final class PulseConnection: @unchecked Sendable {
         pa_threaded_mainloop_stop(mainloop)
     }
 }
+
+/// The answer of `exists`.
+private final class ExistsResult { var found = false }
 
 /// The userdata of an introspection callback: where to put the answer and whom to wake.
 private final class ResultContext {
