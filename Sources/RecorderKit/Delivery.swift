@@ -137,6 +137,15 @@ private final class DeliveryState: @unchecked Sendable {
 }
 
 /// The consumer side of the buffer pool, and the one place where control requests are carried out.
+/// The embedder's input handler, boxed: a closure stored directly as a generic `Locked`'s value is
+/// re-wrapped in two reabstraction thunks each time `withLock`'s `inout` hands it out and takes it
+/// back, so a handler read once per buffer ran deeper and slower on every buffer (measured: 160
+/// bytes of stack per buffer) until the thread's stack ran out. A class reference needs no thunk.
+final class InputHandler: Sendable {
+    let call: @Sendable (CapturedBuffer) -> Void
+    init(_ call: @escaping @Sendable (CapturedBuffer) -> Void) { self.call = call }
+}
+
 /// Runs on its own (detached) thread; holds no reference to `Recorder`, so a recorder that is no
 /// longer referenced can deinit and stop it, even from its own input handler.
 final class Delivery: Sendable {
@@ -144,7 +153,7 @@ final class Delivery: Sendable {
     let control = ControlChannel(ControlState())
     let readout: Readout
     let events = Broadcaster<RecorderEvent>()
-    let inputHandler = Locked<(@Sendable (CapturedBuffer) -> Void)?>(nil)
+    let inputHandler = Locked<InputHandler?>(nil)
     /// Frames delivered since the recorder started.
     let framePosition = Atomic<Int64>(0)
     /// How long to wait for a lost server or source to come back (nil: do not wait).
@@ -548,7 +557,7 @@ final class Delivery: Sendable {
         readout.publish(bytes, endFrame: endFrame, frameCount: frameCount, measured: state.meterScratch)
 
         if let handler = inputHandler.withLock({ $0 }) {
-            handler(CapturedBuffer(startFrame: startFrame, frameCount: frameCount, format: format, bytes: bytes))
+            handler.call(CapturedBuffer(startFrame: startFrame, frameCount: frameCount, format: format, bytes: bytes))
         }
     }
 

@@ -289,7 +289,8 @@ public final class Recorder: @unchecked Sendable {
     /// holds up the buffers: past `bufferCount` of them, audio waits in libpulse's queue, and past
     /// `maxQueueDuration` frames are dropped, counted and replaced by silence.
     public func setInputHandler(_ handler: (@Sendable (CapturedBuffer) -> Void)?) {
-        delivery.inputHandler.withLock { $0 = handler }
+        let boxed = handler.map(InputHandler.init)
+        delivery.inputHandler.withLock { $0 = boxed }
     }
 
     /// Frames delivered through the buffers (dropped ones included) since capture began.

@@ -279,6 +279,30 @@ struct RecordingTests {
         }
     }
 
+    /// CI crashed inside an input handler nested under 1 380 reabstraction thunks: reading a closure
+    /// out of a generic `Locked` through an `inout` wrapped it twice more on every buffer, so each
+    /// call ran deeper and slower until the thread died. The handler must run at one depth forever.
+    @Test func anInputHandlerRunsAtTheSameStackDepthOnEveryBuffer() async throws {
+        try await withPrivateServer { server in
+            let recorder = try Recorder(source: PrivateServer.sineSource, server: server.address, bufferDuration: 10)
+            defer { recorder.stop() }
+            let depths = Locked<[UInt]>([])
+            let enough = AsyncStream<Void>.makeStream()
+            recorder.setInputHandler { _ in
+                var local = 0
+                let address = withUnsafeMutablePointer(to: &local) { UInt(bitPattern: $0) }
+                let count = depths.withLock { $0.append(address); return $0.count }
+                if count == 300 { enough.continuation.finish() }
+            }
+            for await _ in enough.stream {}
+            recorder.setInputHandler(nil)
+            let seen = depths.withLock { $0 }
+            let spread = try #require(seen.max()) - (try #require(seen.min()))
+            #expect(seen.count >= 300)
+            #expect(spread < 512, "the handler ran \(spread) bytes deeper after \(seen.count) buffers")
+        }
+    }
+
     @Test func defaultSourceAndPulseServerFromTheEnvironmentThroughTheExample() async throws {
         try await withPrivateServer { server in
             let path = try temporaryDirectory() + "/example.aiff"
