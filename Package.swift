@@ -39,6 +39,18 @@ let package = Package(
             dependencies: ["RecorderKit"],
             path: "Examples/RecordSeconds"
         ),
+        // The AVMeter example ported: two bars per channel (average, peak) while a file plays.
+        .executableTarget(
+            name: "vu-meter",
+            dependencies: ["RecorderKit"],
+            path: "Examples/VUMeter"
+        ),
+        // A level gauge with quiet / normal / loud / too loud zones on the live recorder.
+        .executableTarget(
+            name: "gauge",
+            dependencies: ["RecorderKit"],
+            path: "Examples/Gauge"
+        ),
         // Issue 12's day of audio through every meter, built in release by the test command.
         .executableTarget(
             name: "recorder-longrun",
