@@ -84,6 +84,10 @@ struct Playhead {
 private struct Pending {
     var streamEnd: Int64
     var frames: Int
+    /// Stream frame of the buffer's first frame: once the stream's time passes it, the buffer is heard.
+    var streamStart: Int64 { streamEnd - Int64(frames) }
+    /// File frame of the buffer's first frame.
+    var fileStart: Int64
     /// File frame after the buffer's last frame (`LevelReading.endFrame` for the player).
     var fileEnd: Int64
     var isLeadIn: Bool
@@ -109,7 +113,7 @@ private final class FeederState: @unchecked Sendable {
     var endError: RecorderError?
     var draining = false
     var reportedUnderflows = 0
-    /// File frame after the last buffer heard: where a failed stream stopped.
+    /// File frame where the last buffer that began to be heard begins: where a failed stream stopped.
     var lastHeardFrame: Int64 = 0
     var pending: [Pending] = []
     var freeSlots: [Int]
@@ -236,11 +240,11 @@ final class PlaybackFeeder: Sendable {
         }
     }
 
-    /// How long to sleep: until the next pending buffer is heard while playing, else until woken.
+    /// How long to sleep: until the next pending buffer begins to be heard while playing, else until woken.
     private func waitMilliseconds() -> Int {
         guard state.mode == .playing, let next = state.pending.first else { return 1_000 }
         let played = stream.withLock { stream.playedFrames } ?? 0
-        let frames = max(0, next.streamEnd - played)
+        let frames = max(0, next.streamStart + 1 - played)
         return Int(min(200, max(1, frames * 1000 / Int64(format.sampleRate) + 1)))
     }
 
@@ -521,7 +525,7 @@ final class PlaybackFeeder: Sendable {
         memcpy(history + slot * pool.capacityBytes, pool.bytes(of: index), frames * format.bytesPerFrame)
         let start = state.streamFrames
         state.streamFrames += Int64(frames)
-        state.pending.append(Pending(streamEnd: state.streamFrames, frames: frames, fileEnd: state.decodeFrame,
+        state.pending.append(Pending(streamEnd: state.streamFrames, frames: frames, fileStart: fileStart, fileEnd: state.decodeFrame,
                                      isLeadIn: leadIn, slot: slot))
         playhead.withLock { playhead in
             playhead.spans.append(.init(streamStart: start, frames: Int64(frames),
@@ -531,10 +535,11 @@ final class PlaybackFeeder: Sendable {
 
     // MARK: Publishing what is heard
 
-    /// Publishes the readings of every buffer heard by now.
+    /// Publishes the reading of every buffer that has begun to be heard (its first frame played): the
+    /// needle moves as the sound it measures starts, as a meter on the output would.
     private func publishHeard() {
         guard !state.pending.isEmpty, let played = stream.withLock({ stream.playedFrames }) else { return }
-        while let first = state.pending.first, first.streamEnd <= played { publishOldest() }
+        while let first = state.pending.first, first.streamStart < played { publishOldest() }
         // Spans before the one being heard are no longer needed for `currentTime`.
         playhead.withLock { playhead in
             while playhead.spans.count > 1, playhead.spans[0].streamStart + playhead.spans[0].frames <= played {
@@ -548,7 +553,7 @@ final class PlaybackFeeder: Sendable {
         let entry = state.pending.removeFirst()
         state.freeSlots.append(entry.slot)
         guard !entry.isLeadIn else { return }
-        state.lastHeardFrame = entry.fileEnd
+        state.lastHeardFrame = entry.fileStart
         let bytes = UnsafeRawBufferPointer(start: history + entry.slot * pool.capacityBytes,
                                            count: entry.frames * format.bytesPerFrame)
         readout.measure(bytes, into: &state.meterScratch)

@@ -7,8 +7,8 @@ import Glibc
 /// Underneath is the recorder's machinery in the other direction: a reader thread decodes the file
 /// (libsndfile) into `bufferCount` rotating buffers of `bufferDuration` (3 × 100 ms by default);
 /// libpulse's write callback copies filled buffers into the stream and frees them; the reader keeps a
-/// copy of each until the server says it is being heard, and only then publishes its meter reading,
-/// so meters move with the sound, not ahead of it.
+/// copy of each until the server's clock says its first frame is being heard, and only then
+/// publishes its meter reading, so a needle moves as the sound it measures starts, not ahead of it.
 ///
 /// Audio is sent as signed 16-bit big-endian at the file's rate and channel count (the server
 /// resamples and remixes for the sink); files of more bits are rounded to 16 bits, and NaN or infinite
@@ -251,17 +251,17 @@ public final class Player: @unchecked Sendable {
         set { metering.withLock { $0.enabled = newValue } }
     }
 
-    /// Takes the levels of the buffer heard last, for `peakPower` and `averagePower` to return.
+    /// Takes the levels of the buffer being heard (the last one whose first frame was played), for `peakPower` and `averagePower` to return.
     public func updateMeters() {
         let current = feeder.readout.currentLevels.withLock { $0 }
         metering.withLock { if $0.enabled { $0.snapshot = current } }
     }
 
-    /// Sample peak of `channel` over the buffer heard last (as of `updateMeters()`), in dBFS: 0 full
+    /// Sample peak of `channel` over the buffer being heard (as of `updateMeters()`), in dBFS: 0 full
     /// scale, −160 silence, a channel that does not exist, or metering not enabled.
     public func peakPower(forChannel channel: Int) -> Float { meterState(channel)?.peakPower ?? LevelMeterState.silence }
 
-    /// RMS of `channel` over the buffer heard last (as of `updateMeters()`), in dBFS; a full-scale sine
+    /// RMS of `channel` over the buffer being heard (as of `updateMeters()`), in dBFS; a full-scale sine
     /// reads −3.01. −160 as for `peakPower`.
     public func averagePower(forChannel channel: Int) -> Float { meterState(channel)?.averagePower ?? LevelMeterState.silence }
 
@@ -269,11 +269,11 @@ public final class Player: @unchecked Sendable {
         metering.withLock { $0.enabled && $0.snapshot.indices.contains(channel) ? $0.snapshot[channel] : nil }
     }
 
-    /// A reading per buffer, published when the buffer is heard, until `close()`. `endFrame` is the file
+    /// A reading per buffer, published when its first frame is heard, until `close()`. `endFrame` is the file
     /// position after the buffer (it wraps with loops) and `time` the same in seconds.
     public func levelReadings() -> AsyncStream<LevelReading> { feeder.readout.levelReadings() }
 
-    /// A stream of `kind` meter readings, one per buffer heard, until `close()` (see `StandardMeter`).
+    /// A stream of `kind` meter readings, one per buffer as it begins to be heard, until `close()` (see `StandardMeter`).
     /// - Throws: `.invalidFormat` for options out of range.
     public func meterReadings(_ kind: MeterKind, options: MeterOptions = MeterOptions()) throws(RecorderError)
         -> AsyncStream<MeterReading> {

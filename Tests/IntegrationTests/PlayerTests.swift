@@ -284,22 +284,35 @@ struct PlayerMeterTests {
             let player = try Player(contentsOf: path, device: PrivateServer.monoSink, server: server.address)
             defer { player.close() }
             let playerReadings = player.levelReadings()
-            let monitor = try Recorder(source: PrivateServer.monoSink + ".monitor", server: server.address)
+            // The ear: the monitor in 10 ms buffers; the burst's first frame was heard when the buffer
+            // holding it arrived, less the frames after it (an upper bound: delivery takes time too).
+            let monitor = try Recorder(source: PrivateServer.monoSink + ".monitor", server: server.address, bufferDuration: 10)
             defer { monitor.stop() }
-            let monitorReadings = monitor.levelReadings()
-            _ = try await firstReading(monitor.levelReadings()) { _ in true }
-            func loud(_ readings: AsyncStream<LevelReading>) -> Task<Double?, Never> {
-                Task { for await reading in readings where reading.channels[0].peakPower > -20 { return monotonicSeconds() }; return nil }
+            let onset = Locked<Double?>(nil)
+            monitor.setInputHandler { buffer in
+                let arrived = monotonicSeconds()
+                guard onset.withLock({ $0 == nil }),
+                      let first = (0..<buffer.frameCount).first(where: { abs(Int(buffer.sample(frame: $0, channel: 0) ?? 0)) > 8_000 })
+                else { return }
+                onset.withLock { $0 = arrived - Double(buffer.frameCount - first) / 44_100 }
             }
-            let heardByPlayer = loud(playerReadings), heardByMonitor = loud(monitorReadings)
+            _ = try await firstReading(monitor.levelReadings()) { _ in true }
+            // The player's reading of the buffer that starts with the burst (file frames 132 300…136 709).
+            let shownTask = Task { () -> (Double, Int64)? in
+                for await reading in playerReadings where reading.channels[0].peakPower > -20 {
+                    return (monotonicSeconds(), reading.endFrame)
+                }
+                return nil
+            }
             #expect(try await playToEnd(player))
-            let shown = try #require(await heardByPlayer.value), heard = try #require(await heardByMonitor.value)
-            print("player reading - monitor reading for the burst: \(Int((shown - heard) * 1000)) ms")
-            // Within one buffer on PulseAudio (measured 2 ms). pipewire-pulse's account of the stream's
-            // play position runs 120 ms behind what its null sink's monitor hears (measured with whole
-            // and quarter-buffer requests alike): two buffers there, and the README says so.
-            let limit = server.kind == .pipewire ? 0.2 : 0.1
-            #expect(abs(shown - heard) <= limit, "the player's reading came \(Int((shown - heard) * 1000)) ms after the monitor's")
+            let (shown, end) = try #require(await shownTask.value)
+            let heard = try #require(onset.withLock { $0 })
+            #expect(end == 132_300 + 4_410)
+            print("player reading - monitor hearing the burst's first frame: \(Int((shown - heard) * 1000)) ms")
+            // A reading is published when its buffer's first frame is heard: the burst's reading comes
+            // when the monitor hears the burst begin, within one buffer (measured: 0 to 2 ms on both
+            // servers; 28 ms on PipeWire when the graph runs a 100 ms quantum).
+            #expect(abs(shown - heard) <= 0.1, "the player's reading came \(Int((shown - heard) * 1000)) ms after the monitor heard the burst")
         }
     }
 
@@ -382,7 +395,8 @@ struct PlayerErrorTests {
             let events = player.events()
             let readings = player.levelReadings()
             try await player.play()
-            _ = try await firstReading(readings) { $0.time >= 0.5 }
+            // A reading comes as its buffer starts to be heard: one ending at 0.6 s means 0.5 s is being heard.
+            _ = try await firstReading(readings) { $0.time >= 0.6 }
             server.crash()
             var failure: RecorderError?
             var finished: Bool?
