@@ -62,6 +62,27 @@ struct PlayCommandTests {
         }
     }
 
+    /// The server dies mid-file: exit 74 with one line naming the sink and what to do; the readings
+    /// stop, no "finished" line claims success.
+    @Test func theServerGoingAwayMidPlayExits74WithOneLine() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/long.wav"
+            try writeWAV(path, samples: noiseSamples(count: 44_100 * 20), channels: 1)
+            let process = try RunningProcess(try builtProduct("recorder"),
+                ["play", path, "--device", PrivateServer.monoSink, "--levels-json"], environment: server.clientEnvironment)
+            var lines = process.lines.makeAsyncIterator()
+            for _ in 0..<3 { _ = await lines.next() }
+            server.crash()
+            var rest: [String] = []
+            while let line = await lines.next() { rest.append(line) }
+            let (status, stderr) = process.wait()
+            #expect(status == 74, "\(stderr)")
+            #expect(stderr == "recorder: playback to '\(PrivateServer.monoSink)' stopped: the server closed the stream "
+                    + "(server gone or sink removed); check that the server is running and the sink exists (`recorder sinks`)\n")
+            #expect(!rest.contains { $0.contains("\"successfully\": true") }, "\(rest)")
+        }
+    }
+
     @Test func inATerminalSpacePausesArrowsSeekAndQStops() async throws {
         try await withPrivateServer { server in
             let path = try temporaryDirectory() + "/long.wav"

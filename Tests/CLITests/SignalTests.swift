@@ -142,6 +142,73 @@ struct SignalTests {
         }
     }
 
+    /// `recorder play` in the same first milliseconds: SIGINT and SIGTERM at 0…50 ms after the handlers
+    /// are in place, SIGINT inherited as default and as ignored: every run exits 0 within 200 ms.
+    @Test func aStopInTheFirstMillisecondsOfPlayEndsItAt0() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let sound = directory + "/long.wav"
+            try writeWAV(sound, samples: noiseSamples(count: 44_100 * 5), channels: 1)
+            let runs = ProcessInfo.processInfo.environment["EARLY_PLAY_SIGNAL_RUNS"] ?? "5"
+            let recorder = try builtProduct("recorder")
+            let environment = server.clientEnvironment
+            let result = try await offThread {
+                try runProcess("python3", [signalsScript, "early-play", recorder, directory, sound, PrivateServer.monoSink,
+                                           runs, "0", "1", "5", "10", "20", "50"], environment: environment)
+            }
+            #expect(result.status == 0, "\(result.stderr)")
+            let outcomes = try result.stdout.split(separator: "\n").map { try JSONDecoder().decode(EarlyRun.self, from: Data($0.utf8)) }
+            let expectedRuns: Int = 2 * 2 * 6 * (Int(runs) ?? 0)
+            #expect(outcomes.count == expectedRuns)
+            for run in outcomes {
+                let label = "\(run.signal) at \(run.offset_ms) ms, SIGINT inherited \(run.inherited)"
+                #expect(run.status == .code(0), "\(label): status \(run.status)")
+                #expect(run.exit_ms < 200, "\(label): exit \(run.exit_ms) ms after the signal")
+            }
+            print("early signals to play: \(outcomes.count) runs; exit after the signal max \(outcomes.map(\.exit_ms).max() ?? 0) ms")
+        }
+    }
+
+    /// SIGINT and SIGTERM while a file plays: the sound stops, status 0 within 200 ms, no "played" summary
+    /// (the file was not played to its end) and no other line.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSignalStopsPlayAt0(signal: Int32) async throws {
+        try await withPrivateServer { server in
+            let sound = try temporaryDirectory() + "/long.wav"
+            try writeWAV(sound, samples: noiseSamples(count: 44_100 * 20), channels: 1)
+            let process = try RunningProcess(try builtProduct("recorder"),
+                ["play", sound, "--device", PrivateServer.monoSink, "--levels-json"], environment: server.clientEnvironment)
+            var lines = process.lines.makeAsyncIterator()
+            for _ in 0..<5 { _ = await lines.next() }  // half a second heard
+            let sent = monotonicSeconds()
+            process.send(signal)
+            while await lines.next() != nil {}
+            let (status, stderr) = process.wait()
+            let exitTime = monotonicSeconds() - sent
+            #expect(status == 0, "\(stderr)")
+            #expect(exitTime < 0.2, "exit \(exitTime) s after the signal")
+            #expect(stderr.isEmpty, "\(stderr)")
+        }
+    }
+
+    /// `play --levels-json | head -1`: the reader leaves after one line; playback stops there (as a
+    /// pipeline's writer does on SIGPIPE), with one line saying so and exit 74, not after the 20 s file.
+    @Test func aReaderThatLeavesStopsPlayWithOneLine() async throws {
+        try await withPrivateServer { server in
+            let sound = try temporaryDirectory() + "/long.wav"
+            try writeWAV(sound, samples: noiseSamples(count: 44_100 * 20), channels: 1)
+            let began = monotonicSeconds()
+            let result = try await bash("'\(try builtProduct("recorder"))' play '\(sound)' --device \(PrivateServer.monoSink) "
+                + "--levels-json | head -1; echo \"status=${PIPESTATUS[0]}\" >&2", server: server)
+            let took = monotonicSeconds() - began
+            #expect(result.stdout.split(separator: "\n").count == 1)
+            #expect(result.stderr.contains("status=74"), "\(result.stderr)")
+            #expect(result.stderr.components(separatedBy: "standard output was closed by its reader").count == 2,
+                    "one line: \(result.stderr)")
+            #expect(took < 5, "stopped after \(took) s")
+        }
+    }
+
     /// An impatient user: Ctrl-C, Ctrl-C again and a SIGTERM while the file is being finalized. The later
     /// ones are ignored; the file is finished as after one, with status 0.
     @Test func moreStopsWhileFinishingDoNotLoseTheFile() async throws {

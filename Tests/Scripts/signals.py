@@ -9,6 +9,8 @@ judge them and check the files.
       waits until the process catches SIGINT and SIGTERM (its first statement; /proc/PID/status SigCgt),
       sends the signal OFFSET_MS later, and reports the exit status and the milliseconds from the signal
       to the exit, and the milliseconds from spawn to the handlers.
+  signals.py early-play RECORDER DIRECTORY FILE SINK RUNS OFFSET_MS...
+      The same matrix for `RECORDER play FILE --device SINK --quiet` (DIRECTORY keeps each run's stderr).
   signals.py stalled-reader RECORDER PATH SOURCE
       Records with --levels-json into a 4 KiB pipe nobody reads; once the pipe is full, sends SIGINT and
       reports the status, the milliseconds to the exit, and stderr.
@@ -38,7 +40,9 @@ def stop(process, number):
         status = "hung"
     return status, (time.monotonic() - sent) * 1000
 
-def early(recorder, directory, source, runs, offsets):
+def early(directory, command, runs, offsets):
+    """`command(name)`: the argument list of one run, named `name`; the JSON line's "path" is
+    DIRECTORY/NAME.aiff (a record run's file, absent for play)."""
     for number in (signal.SIGINT, signal.SIGTERM):
         for inherited in ("default", "ignored"):
             def prepare(inherited=inherited):
@@ -49,7 +53,7 @@ def early(recorder, directory, source, runs, offsets):
                     path = os.path.join(directory, name + ".aiff")
                     with open(os.path.join(directory, name + ".err"), "wb") as errors:
                         spawned = time.monotonic()
-                        process = subprocess.Popen([recorder, "record", path, "--source", source, "--quiet"],
+                        process = subprocess.Popen(command(path),
                                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                                    stderr=errors, preexec_fn=prepare)
                         while not catches(process.pid, (signal.SIGINT, signal.SIGTERM)):
@@ -91,7 +95,13 @@ if __name__ == "__main__":
     # child would inherit that; a blocked signal waits instead of acting, which would hide the window).
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
     if sys.argv[1] == "early":
-        early(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), [float(x) for x in sys.argv[6:]])
+        recorder, source = sys.argv[2], sys.argv[4]
+        early(sys.argv[3], lambda path: [recorder, "record", path, "--source", source, "--quiet"],
+              int(sys.argv[5]), [float(x) for x in sys.argv[6:]])
+    elif sys.argv[1] == "early-play":
+        recorder, sound, sink = sys.argv[2], sys.argv[4], sys.argv[5]
+        early(sys.argv[3], lambda path: [recorder, "play", sound, "--device", sink, "--quiet"],
+              int(sys.argv[6]), [float(x) for x in sys.argv[7:]])
     elif sys.argv[1] == "stalled-reader":
         stalled_reader(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
