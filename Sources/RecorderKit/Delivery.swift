@@ -136,7 +136,6 @@ private final class DeliveryState: @unchecked Sendable {
     }
 }
 
-/// The consumer side of the buffer pool, and the one place where control requests are carried out.
 /// The embedder's input handler, boxed: a closure stored directly as a generic `Locked`'s value is
 /// re-wrapped in two reabstraction thunks each time `withLock`'s `inout` hands it out and takes it
 /// back, so a handler read once per buffer ran deeper and slower on every buffer (measured: 160
@@ -146,6 +145,7 @@ final class InputHandler: Sendable {
     init(_ call: @escaping @Sendable (CapturedBuffer) -> Void) { self.call = call }
 }
 
+/// The consumer side of the buffer pool, and the one place where control requests are carried out.
 /// Runs on its own (detached) thread; holds no reference to `Recorder`, so a recorder that is no
 /// longer referenced can deinit and stop it, even from its own input handler.
 final class Delivery: Sendable {

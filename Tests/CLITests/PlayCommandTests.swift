@@ -66,10 +66,13 @@ struct PlayCommandTests {
     /// stop, no "finished" line claims success.
     @Test func theServerGoingAwayMidPlayExits74WithOneLine() async throws {
         try await withPrivateServer { server in
-            let path = try temporaryDirectory() + "/long.wav"
-            try writeWAV(path, samples: noiseSamples(count: 44_100 * 20), channels: 1)
+            let path = try temporaryDirectory() + "/short.wav"
+            try writeWAV(path, samples: noiseSamples(count: 44_100), channels: 1)
+            // Looped forever: still playing when the crash comes, however late CI's load lets this task
+            // run (a 20 s file had been played to its end by then in one CI run).
             let process = try RunningProcess(try builtProduct("recorder"),
-                ["play", path, "--device", PrivateServer.monoSink, "--levels-json"], environment: server.clientEnvironment)
+                ["play", path, "--device", PrivateServer.monoSink, "--levels-json", "--loops", "-1"],
+                environment: server.clientEnvironment)
             var lines = process.lines.makeAsyncIterator()
             for _ in 0..<3 { _ = await lines.next() }
             server.crash()

@@ -231,6 +231,80 @@ struct PlayerTests {
             #expect(Array(heard[start..<(start + tone.count)]) == tone)
         }
     }
+
+    /// A callback that stalls 1.5 s (longer than the server and the pool hold: about 0.6 s on PipeWire,
+    /// where a 0.4 s stall went unheard) makes the server run dry: an `underrun` event where the audio
+    /// ran out, counted, and the audio after the gap goes on at the exact next frame: late, never lost.
+    @Test func anUnderrunIsCountedReportedAndLosesNoFrame() async throws {
+        try await withPrivateServer { server in
+            // 441.25 Hz: the sample at 1 s (where the gap comes) is the crest, not a zero crossing.
+            let tone = (0..<88_200).map { Int16((sin(2 * Double.pi * 441.25 * Double($0) / 44_100) * 8_192).rounded()) }
+            let player = try Player(format: .default, device: PrivateServer.monoSink, server: server.address) { buffer in
+                let start = Int(buffer.startFrame)
+                if start == 44_100 { usleep(1_500_000) }
+                let count = min(buffer.frameCapacity, max(0, tone.count - start))
+                for frame in 0..<count { buffer.setSample(tone[start + frame], frame: frame, channel: 0) }
+                buffer.frameCount = count
+            }
+            defer { player.close() }
+            let events = player.events()
+            let underruns = Task { () -> [Int64] in
+                var frames: [Int64] = []
+                for await event in events {
+                    if case .underrun(let frame) = event { frames.append(frame) }
+                    if case .finishedPlaying = event { break }
+                }
+                return frames
+            }
+            var finished = false
+            let heard = try await monitoring(server) { _, _ in finished = try await playToEnd(player) }
+            #expect(finished)
+            // The stall's underrun, reported where the audio ran out; CI's load may add more, each reported.
+            let reported = await underruns.value
+            #expect(reported.first.map { abs($0 - 44_100) <= 4_410 } == true, "\(reported)")
+            #expect(player.underrunCount == reported.count)
+            // Heard: the tone with silent stretches (8 or more zero samples: the tone never has two in a
+            // row) where the server ran dry. Without them it is the tone exactly: nothing lost or repeated.
+            let start = try #require(firstIndex(of: Array(tone.prefix(500)), in: heard))
+            var joined: [Int16] = [], zeros = 0, gaps = 0
+            for sample in heard[start...] {
+                if sample == 0 { zeros += 1; continue }
+                if zeros >= 8 { gaps += 1 } else { joined += repeatElement(0, count: zeros) }
+                zeros = 0
+                joined.append(sample)
+            }
+            #expect(gaps >= 1 && gaps <= reported.count, "\(gaps) gaps heard, \(reported.count) reported")
+            #expect(joined.count >= tone.count)
+            #expect(Array(joined.prefix(tone.count)) == tone)
+        }
+    }
+
+    /// Two players on one sink at once: each finishes, each one's readings are its own file's levels
+    /// (no state shared between them).
+    @Test func twoPlayersOnOneSinkKeepTheirOwnReadings() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            try writeWAV(directory + "/loud.wav", samples: sineSamples(frames: 44_100, frequency: 1_000, amplitudes: [0.5]), channels: 1)
+            try writeWAV(directory + "/quiet.wav", samples: sineSamples(frames: 44_100, frequency: 1_000, amplitudes: [0.05]), channels: 1)
+            let loud = try Player(contentsOf: directory + "/loud.wav", device: PrivateServer.monoSink, server: server.address)
+            let quiet = try Player(contentsOf: directory + "/quiet.wav", device: PrivateServer.monoSink, server: server.address)
+            defer { loud.close(); quiet.close() }
+            func levels(_ player: Player) -> Task<[Float], Never> {
+                let readings = player.levelReadings()
+                return Task { var peaks: [Float] = []; for await reading in readings { peaks.append(reading.channels[0].peakPower) }; return peaks }
+            }
+            let loudLevels = levels(loud), quietLevels = levels(quiet)
+            async let loudDone = playToEnd(loud)
+            async let quietDone = playToEnd(quiet)
+            #expect(try await loudDone)
+            #expect(try await quietDone)
+            await loud.close()
+            await quiet.close()
+            let loudPeaks = await loudLevels.value, quietPeaks = await quietLevels.value
+            #expect(loudPeaks.count == 10 && loudPeaks.allSatisfy { abs($0 - -6.02) < 0.01 }, "\(loudPeaks)")
+            #expect(quietPeaks.count == 10 && quietPeaks.allSatisfy { abs($0 - -26.02) < 0.01 }, "\(quietPeaks)")
+        }
+    }
 }
 
 @Suite(.timeLimit(.minutes(2)))
