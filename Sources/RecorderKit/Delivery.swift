@@ -88,6 +88,12 @@ final class FileSession: @unchecked Sendable {
 struct ControlState {
     /// A session installed by `record(to:)` that the delivery thread has not taken yet.
     var pending: FileSession?
+    /// Recorder frame of the current recording's first frame.
+    var recordingStart: Int64 = 0
+    /// The current recording's pauses, in order; the last one is open while paused.
+    var pauses: [PauseSpan] = []
+    /// While paused with a frame limit: the frames the recording still had to take when it paused.
+    var remainingAtPause: Int64?
     /// Path of the recording in progress (pending or active), nil when not recording.
     var recordingPath: String?
     /// Number of the recording in progress, or of the last one (1, 2, … per `record(to:)`).
@@ -106,6 +112,40 @@ struct ControlState {
     var summaries: [(number: Int, summary: RecordingSummary)] = []
 
     var lastSummary: RecordingSummary? { summaries.last?.summary }
+
+    var isPaused: Bool { recordingPath != nil && pauses.last.map { $0.to == nil } == true }
+}
+
+/// Captured frames left out of a recording by `pause()` … `resume()`, in recorder frames.
+struct PauseSpan: Sendable, Hashable {
+    var from: Int64
+    /// Where the recording resumed; nil while it is paused.
+    var to: Int64?
+}
+
+extension Array where Element == PauseSpan {
+    /// Frames before `frame` that fall in a pause.
+    func pausedFrames(before frame: Int64) -> Int64 {
+        reduce(0) { total, span in total + Swift.max(0, Swift.min(span.to ?? .max, frame) - span.from) }
+    }
+
+    /// Frames of `range` that fall in no pause.
+    func recordedFrames(in range: Range<Int64>) -> Int64 {
+        reduce(range.upperBound - range.lowerBound) { total, span in
+            total - Swift.max(0, Swift.min(span.to ?? .max, range.upperBound) - Swift.max(span.from, range.lowerBound))
+        }
+    }
+
+    /// Calls `body` with each part of `range` that falls in no pause, in order, while it returns true.
+    func forEachRecordedPart(of range: Range<Int64>, _ body: (Range<Int64>) -> Bool) {
+        var next = range.lowerBound
+        for span in self where span.from < range.upperBound && (span.to ?? .max) > next {
+            if span.from > next, !body(next..<span.from) { return }
+            next = Swift.max(next, span.to ?? .max)
+            if next >= range.upperBound { return }
+        }
+        if next < range.upperBound { _ = body(next..<range.upperBound) }
+    }
 }
 
 /// The delivery thread's own state. Only that thread touches it (the input handler, which runs on it,
@@ -474,9 +514,13 @@ final class Delivery: Sendable {
         let start = max(notice.frame, session.startFrame)
         let end = min(notice.frame + notice.count, endFrame ?? Int64.max)
         guard start < end else { return }
-        session.gaps.append(RecordingGap(startFrame: start - session.startFrame, frameCount: end - start,
-                                         reason: reason, sampleRate: format.sampleRate))
-        if reason == .dropped { session.droppedFrames += end - start }
+        // In the file: paused frames are not there, so neither is their part of a gap.
+        let pauses = control.withLock { $0.pauses }
+        let frames = pauses.recordedFrames(in: start..<end)
+        guard frames > 0 else { return }
+        session.gaps.append(RecordingGap(startFrame: start - session.startFrame - pauses.pausedFrames(before: start),
+                                         frameCount: frames, reason: reason, sampleRate: format.sampleRate))
+        if reason == .dropped { session.droppedFrames += frames }
     }
 
     /// The stream failed. With a reconnect timeout, start waiting for the server or source; without,
@@ -528,7 +572,7 @@ final class Delivery: Sendable {
         let frameCount = byteCount / format.bytesPerFrame
         let bytes = UnsafeRawBufferPointer(start: pool.bytes(of: index), count: byteCount)
         let endFrame = startFrame + Int64(frameCount)
-        let sessionEnd = control.withLock { $0.endFrame }
+        let (sessionEnd, pauses) = control.withLock { ($0.endFrame, $0.pauses) }
         // Every notice about this buffer's frames was queued before the buffer: a loss that ends inside
         // it is over.
         reportNotices(endFrame: sessionEnd)
@@ -541,14 +585,20 @@ final class Delivery: Sendable {
             let from = max(startFrame, session.startFrame)
             let to = min(endFrame, sessionEnd ?? Int64.max)
             if from < to {
-                let slice = UnsafeRawBufferPointer(rebasing: bytes[
-                    Int(from - startFrame) * format.bytesPerFrame ..< Int(to - startFrame) * format.bytesPerFrame])
-                do {
-                    try session.write(slice) { path, offset in
-                        events.yield(.fileStarted(path: path, atFrame: from + Int64(offset)))
+                // Paused frames are left out: the parts around them join without a frame lost or repeated.
+                pauses.forEachRecordedPart(of: from..<to) { part in
+                    let bytesPerFrame = format.bytesPerFrame
+                    let slice = UnsafeRawBufferPointer(rebasing: bytes[
+                        Int(part.lowerBound - startFrame) * bytesPerFrame ..< Int(part.upperBound - startFrame) * bytesPerFrame])
+                    do throws(RecorderError) {
+                        try session.write(slice) { path, offset in
+                            events.yield(.fileStarted(path: path, atFrame: part.lowerBound + Int64(offset)))
+                        }
+                        return true
+                    } catch {
+                        finish(error: error)
+                        return false
                     }
-                } catch {
-                    finish(error: error)
                 }
             }
         }
@@ -573,13 +623,23 @@ final class Delivery: Sendable {
             capture.withLock { capture.endDrain() }
         }
         session.writer.close()
+        // The joins in the file: pauses that were resumed before the file's end.
+        let pauses = control.withLock { $0.pauses }
+        let joins = pauses.compactMap { span -> RecordingPause? in
+            guard let to = span.to else { return nil }
+            let fileFrame = span.from - session.startFrame - pauses.pausedFrames(before: span.from)
+            return fileFrame < session.frameCount
+                ? RecordingPause(startFrame: fileFrame, pausedFrames: to - span.from, sampleRate: format.sampleRate) : nil
+        }
         let summary = RecordingSummary(path: session.files[0], files: session.files,
                                        fileType: session.writer.fileType, startFrame: session.startFrame,
                                        frameCount: session.frameCount, droppedFrames: session.droppedFrames,
-                                       gaps: session.gaps, levels: session.totals.levels,
+                                       gaps: session.gaps, pauses: joins, levels: session.totals.levels,
                                        clippedSamples: session.totals.clippedSamples, error: error)
         changeControl { control in
             control.recordingPath = nil
+            control.pauses = []
+            control.remainingAtPause = nil
             control.endFrame = nil
             control.stopRequested = false
             control.finishedNumber = session.number

@@ -81,6 +81,9 @@ public struct RecordingSummary: Sendable, Hashable {
     public let droppedFrames: Int64
     /// Every stretch written as silence (dropped frames, reconnection gaps), in order.
     public let gaps: [RecordingGap]
+    /// Every place where the recording was paused and resumed, in order (a pause still open when the
+    /// recording stopped is where the file ends, and not listed).
+    public let pauses: [RecordingPause]
     /// Per channel over the whole file: sample peak and RMS in dBFS (same definition as the meters).
     public let levels: [LevelMeterState]
     /// Per channel: samples at full scale (|s| ≥ 32 767) in the file.
@@ -88,6 +91,25 @@ public struct RecordingSummary: Sendable, Hashable {
     /// Set when the recording ended because of a failure (write error, capture lost); the file holds
     /// everything written before it and is closed with a valid header.
     public let error: RecorderError?
+}
+
+/// A join in a recording: `pause()` left `pausedFrames` captured frames out just before `startFrame`.
+public struct RecordingPause: Sendable, Hashable {
+    /// File frame where the audio captured after the resume begins (the first frame after the join).
+    public let startFrame: Int64
+    /// Captured frames left out (the pause's length).
+    public let pausedFrames: Int64
+    /// `startFrame` in seconds from the file's start.
+    public let startTime: Double
+    /// The pause's length in seconds.
+    public let duration: Double
+
+    init(startFrame: Int64, pausedFrames: Int64, sampleRate: Int) {
+        self.startFrame = startFrame
+        self.pausedFrames = pausedFrames
+        startTime = Double(startFrame) / Double(sampleRate)
+        duration = Double(pausedFrames) / Double(sampleRate)
+    }
 }
 
 /// Things an embedder may want to know as they happen.
@@ -112,6 +134,10 @@ public enum RecorderEvent: Sendable, Hashable {
     case captureResumed(gapFrames: Int64, atFrame: Int64)
     /// A split recording continues in a new file from `atFrame` (recorder frame position).
     case fileStarted(path: String, atFrame: Int64)
+    /// `pause()`: captured frames from `atFrame` on are left out of the recording until it resumes.
+    case recordingPaused(atFrame: Int64)
+    /// The recording resumed at `atFrame` after leaving `pausedFrames` frames out.
+    case recordingResumed(atFrame: Int64, pausedFrames: Int64)
     /// A recording ended (stopRecording, its duration reached, or a failure: see `error`).
     case recordingFinished(RecordingSummary)
     /// Capture stopped because the stream failed (server gone, source removed).

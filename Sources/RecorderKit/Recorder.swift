@@ -167,6 +167,9 @@ public final class Recorder: @unchecked Sendable {
                     control.recordingPath = path
                     control.endFrame = frameLimit.map { start + $0 }
                     control.stopRequested = false
+                    control.recordingStart = start
+                    control.pauses = []
+                    control.remainingAtPause = nil
                 }
                 return start
             }
@@ -186,8 +189,83 @@ public final class Recorder: @unchecked Sendable {
         return try record(to: path, overwrite: overwrite, frameLimit: frames)
     }
 
-    /// True from `record(to:)` until the file is closed.
+    /// True from `record(to:)` until the file is closed (paused included).
     public var isRecording: Bool { delivery.control.withLock { $0.recordingPath != nil } }
+
+    // MARK: Pausing
+
+    /// Pauses the recording, as AudioQueuePause and AVAudioRecorder's `pause()`: frames captured from
+    /// now on are left out of the file until `resume()`; capture, the meters, the readings and the input
+    /// handler go on. A duration (`record(to:duration:)`) counts recorded time only: the pause extends
+    /// the take. Pausing a paused recording does nothing.
+    ///
+    /// Threads: any, the input handler and the stream consumers included; it never waits for the
+    /// delivery thread.
+    /// - Returns: the recorder frame where the pause begins (the first frame left out).
+    /// - Throws: `.invalidState` when nothing is being recorded.
+    @discardableResult
+    public func pause() throws(RecorderError) -> Int64 {
+        let result = capture.withLock {
+            // The lock holds the read callback off: the frame is exactly where capture stands.
+            let frame = capture.framePosition
+            return delivery.control.withLock { control -> Int64? in
+                guard control.recordingPath != nil else { return nil }
+                if let open = control.pauses.last, open.to == nil { return open.from }
+                control.pauses.append(PauseSpan(from: frame, to: nil))
+                // A take of fixed length keeps what it still has to record for after the pause (not
+                // once a stop is under way: its cut is the end).
+                if !control.stopRequested && !control.shutdownRequested, let end = control.endFrame, end > frame {
+                    control.remainingAtPause = end - max(frame, control.recordingStart)
+                    control.endFrame = nil
+                }
+                delivery.events.yield(.recordingPaused(atFrame: frame))
+                return frame
+            }
+        }
+        guard let result else {
+            throw RecorderError(.invalidState, "cannot pause: nothing is being recorded; call record(to:) first")
+        }
+        return result
+    }
+
+    /// Resumes a paused recording (AVAudioRecorder's `record()` after `pause()`): the file goes on with
+    /// the next frame captured, joined to the audio before the pause without a frame lost or repeated.
+    /// Does nothing when the recording is not paused (or there is none).
+    ///
+    /// Threads: any, as `pause()`.
+    /// - Returns: the recorder frame where the recording resumed, or nil if it was not paused.
+    @discardableResult
+    public func resume() -> Int64? {
+        capture.withLock {
+            let frame = capture.framePosition
+            return delivery.control.withLock { control -> Int64? in
+                guard control.isPaused, let from = control.pauses.last?.from else { return nil }
+                let resumed = max(frame, from)
+                control.pauses[control.pauses.count - 1].to = resumed
+                if let remaining = control.remainingAtPause, !control.stopRequested && !control.shutdownRequested {
+                    control.endFrame = resumed + remaining
+                    control.remainingAtPause = nil
+                }
+                delivery.events.yield(.recordingResumed(atFrame: resumed, pausedFrames: resumed - from))
+                return resumed
+            }
+        }
+    }
+
+    /// True while the recording is paused.
+    public var isPaused: Bool { delivery.control.withLock { $0.isPaused } }
+
+    /// Seconds recorded into the current recording so far, pauses left out (AVAudioRecorder's
+    /// `currentTime`), as of the last buffer delivered; 0 when not recording.
+    public var currentTime: Double {
+        let position = delivery.framePosition.load(ordering: .acquiring)
+        let frames = delivery.control.withLock { control -> Int64 in
+            guard control.recordingPath != nil, position > control.recordingStart else { return 0 }
+            let end = control.endFrame.map { min($0, position) } ?? position
+            return control.pauses.recordedFrames(in: control.recordingStart..<max(control.recordingStart, end))
+        }
+        return Double(frames) / Double(format.sampleRate)
+    }
 
     /// Writes every frame captured so far, finalizes the header and closes the file; capture and
     /// metering continue. Like AudioQueueFlush before AudioQueueStop, it first asks the server how much

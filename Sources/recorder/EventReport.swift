@@ -49,6 +49,12 @@ struct EventReport: Equatable {
         case .fileStarted(let path, let frame):
             message = "continuing in \(path) at \(at(frame))"
             json = line("file", frame, ", \"path\": \(jsonString(path))")
+        case .recordingPaused(let frame):
+            message = nil
+            json = line("paused", frame)
+        case .recordingResumed(let frame, let paused):
+            message = nil
+            json = line("resumed", frame, ", \"paused_frames\": \(paused), \"paused_s\": \(seconds(paused))")
         case .recordingFinished, .captureFailed:
             return nil
         @unknown default:
