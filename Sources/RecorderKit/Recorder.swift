@@ -384,6 +384,9 @@ public final class Recorder: @unchecked Sendable {
     /// For tests: the timeline frame up to which the server had captured when the last stop asked.
     var lastDrain: Locked<Int64?> { delivery.lastDrain }
 
+    /// For the tests: capture has stopped reading for want of a free buffer (a fragment may be peeked).
+    var captureIsStalled: Bool { capture.stalled.load(ordering: .acquiring) }
+
     // MARK: Lifecycle
 
     /// Ends capture: closes any recording (as `stopRecording()`), disconnects, and finishes the streams.

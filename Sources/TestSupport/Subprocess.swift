@@ -19,9 +19,7 @@ public final class RunningProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var errorText = Data()
     private let errorDone = DispatchSemaphore(value: 0)
-    /// Signalled by the termination handler: `wait()` blocks on it (Foundation's `waitUntilExit` spins
-    /// a run loop, which on two cores kept a core busy for as long as a child took to exit).
-    private let exited = DispatchSemaphore(value: 0)
+
     /// stdout, one element per line (without the newline); ends when the program closes stdout.
     public let lines: AsyncStream<String>
 
@@ -58,8 +56,6 @@ public final class RunningProcess: @unchecked Sendable {
             lock.unlock()
             errorDone.signal()
         }
-        let exited = self.exited
-        process.terminationHandler = { _ in exited.signal() }
         try process.run()
     }
 
@@ -69,8 +65,7 @@ public final class RunningProcess: @unchecked Sendable {
 
     /// Waits for the exit and returns the status and all of stderr.
     public func wait() -> (status: Int32, stderr: String) {
-        exited.wait()
-        exited.signal()  // a second wait returns at once
+        process.waitUntilExit()
         errorDone.wait()  // the reader finishes when the pipe closes, at the exit
         errorDone.signal()
         lock.lock()

@@ -126,6 +126,46 @@ struct FaultToleranceTests {
         }
     }
 
+    /// The server dies while capture is stalled for want of a buffer (the handler holds the delivery
+    /// thread), with a fragment peeked from libpulse. libpulse's teardown of the dead connection waits
+    /// until that fragment is released; the recorder once deadlocked there (found in a test run: the
+    /// process hung for 14 minutes after SIGINT). Now the failure ends the recording with its error, the
+    /// stop returns, and the file is valid.
+    @Test func theServerDyingWhileCaptureIsStalledNeitherHangsNorLosesTheFile() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            try writeWAV(directory + "/noise.wav", samples: noiseSamples(count: 44_100 * 5), channels: 1)
+            let recorder = try Recorder(source: monitor, server: server.address)
+            defer { recorder.stop() }
+            let release = DispatchSemaphore(value: 0)
+            let held = Atomic<Bool>(false)
+            recorder.setInputHandler { buffer in
+                let loud = (0..<buffer.frameCount).contains { buffer.sample(frame: $0, channel: 0) != 0 }
+                if loud, !held.exchange(true, ordering: .relaxed) { release.wait() }
+            }
+            let path = directory + "/take.aiff"
+            try recorder.record(to: path)
+            let player = Task.detached { try? await server.play(directory + "/noise.wav") }
+            // The handler holds on to the first loud buffer: capture fills the other buffers and stalls.
+            for _ in 0..<500 where !(held.load(ordering: .relaxed) && recorder.captureIsStalled) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(recorder.captureIsStalled)
+            server.crash()
+            release.signal()
+            let began = monotonicSeconds()
+            let outcome = try await offThread { () -> Result<RecordingSummary?, RecorderError> in
+                do throws(RecorderError) { return .success(try recorder.waitForRecording()) } catch { return .failure(error) }
+            }
+            #expect(monotonicSeconds() - began < 5, "the recording ended \(monotonicSeconds() - began) s after the crash")
+            if case .failure(let error) = outcome { #expect(error.code == .streamFailed, "\(error)") }
+            await recorder.stop()
+            let file = try readSoundFile(path)
+            #expect(file.frames > 0)
+            _ = await player.value
+        }
+    }
+
     @Test func stopWritesEverythingTheServerHadCapturedWhenAsked() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()

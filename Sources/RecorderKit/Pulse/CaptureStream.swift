@@ -212,6 +212,7 @@ final class CaptureStream: @unchecked Sendable {
             if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED {
                 capture.failedAt.store(monotonicNanoseconds(), ordering: .relaxed)
                 capture.failed.store(true, ordering: .releasing)
+                capture.releaseFailedLink(stream)
                 capture.dataReady.post()
             }
         }, me)
@@ -262,6 +263,21 @@ final class CaptureStream: @unchecked Sendable {
         pa_stream_set_state_callback(stream, nil, nil)
         if PA_STREAM_IS_GOOD(pa_stream_get_state(stream)) != 0 { pa_stream_disconnect(stream) }
         pa_stream_unref(stream)
+    }
+
+    /// The installed stream failed: forget it and drop our reference at once, inside libpulse's own
+    /// teardown. When a connection dies, libpulse fails its streams and then frees its shared memory,
+    /// and that waits (on the mainloop thread, holding the lock) until every block read with
+    /// `pa_stream_peek` is released, which happens when the stream is dropped or freed. A stream
+    /// still held with a fragment peeked (capture stalled for want of a buffer) deadlocked the
+    /// recorder: the mainloop thread waited for the block, the delivery thread for the lock. What
+    /// was left of that fragment is lost with the rest of libpulse's queue for the dead stream.
+    /// Mainloop thread, lock held (the state callback).
+    private func releaseFailedLink(_ stream: OpaquePointer?) {
+        guard let current = link, current.stream == stream else { return }
+        link = nil
+        fragmentOffset = 0
+        Self.release(current.stream)
     }
 
     /// Runs `body` with the mainloop lock held. Never call it from a libpulse callback.
