@@ -348,4 +348,12 @@ func startThread(named name: String, _ body: @escaping @Sendable () -> Void) -> 
 /// pthread_create's error (EAGAIN: the system's or the user's thread limit).
 struct ThreadStartFailure: Error {
     let code: Int32
+
+    /// The one-line error for `what` ("the delivery thread") not starting.
+    func error(starting what: String) -> RecorderError {
+        RecorderError(.streamFailed,
+            "cannot start \(what): \(String(cString: strerror(code))); the system's thread limit is reached: "
+            + "end other programs or raise the limit (ulimit -u), then try again",
+            underlying: .init(.posix, code))
+    }
 }

@@ -231,10 +231,7 @@ final class Delivery: Sendable {
             pthread_detach(thread)
         case .failure(let failure):
             endCapture()
-            throw RecorderError(.streamFailed,
-                "cannot start the delivery thread: \(String(cString: strerror(failure.code))); "
-                + "the system's thread limit is reached: end other programs or raise the limit (ulimit -u), then try again",
-                underlying: .init(.posix, failure.code))
+            throw failure.error(starting: "the delivery thread")
         }
     }
 

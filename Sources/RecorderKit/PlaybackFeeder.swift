@@ -174,10 +174,7 @@ final class PlaybackFeeder: Sendable {
             readout.finish()
             events.finish()
             control.change { $0.exited = true }
-            throw RecorderError(.streamFailed,
-                "cannot start the player's reader thread: \(String(cString: strerror(failure.code))); "
-                + "the system's thread limit is reached: end other programs or raise the limit (ulimit -u), then try again",
-                underlying: .init(.posix, failure.code))
+            throw failure.error(starting: "the player's reader thread")
         }
     }
 

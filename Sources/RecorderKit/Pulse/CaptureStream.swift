@@ -125,24 +125,14 @@ final class CaptureStream: @unchecked Sendable {
         if let source, !connection.hasSource(named: source) {
             throw missingSource(source, on: connection)
         }
-        var spec = pa_sample_spec(format: PA_SAMPLE_S16BE, rate: UInt32(format.sampleRate),
-                                  channels: UInt8(format.channelCount))
-        var map = pa_channel_map()
-        pa_channel_map_init_extend(&map, UInt32(format.channelCount), PA_CHANNEL_MAP_DEFAULT)
         connection.lock()
-        guard pa_sample_spec_valid(&spec) != 0,
-              let stream = pa_stream_new(connection.context, "recorder", &spec, &map) else {
-            let reason = connection.lastError
-            let cause = connection.lastErrorCode
+        let stream: OpaquePointer
+        do throws(RecorderError) {
+            stream = try connection.newStream(format)  // until `install`, its state callback only wakes the wait below
+        } catch {
             connection.unlock()
-            throw RecorderError(.invalidFormat,
-                "the server refused the format s16be \(format.channelCount) ch \(format.sampleRate) Hz: \(reason); "
-                + "choose another rate or channel count", underlying: cause)
+            throw error
         }
-        // Until `install`, the state callback only wakes the thread waiting below.
-        pa_stream_set_state_callback(stream, { _, userdata in
-            pa_threaded_mainloop_signal(OpaquePointer(userdata), 0)
-        }, UnsafeMutableRawPointer(connection.mainloop))
 
         // ~one buffer per fragment, so buffers fill at the designed rate and meters move smoothly.
         var attributes = pa_buffer_attr(maxlength: maxQueueBytes.map { UInt32($0) } ?? UInt32.max,

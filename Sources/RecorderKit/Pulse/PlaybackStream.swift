@@ -88,24 +88,16 @@ final class PlaybackStream: @unchecked Sendable {
     /// Opens a corked stream to the sink at `volume` and waits until
     /// it is ready. From the reader thread, without the lock.
     func open(volume: PlaybackVolume) throws(RecorderError) {
-        var spec = pa_sample_spec(format: PA_SAMPLE_S16BE, rate: UInt32(format.sampleRate),
-                                  channels: UInt8(format.channelCount))
-        var map = Self.channelMap(format.channelCount)
         let asked = volume
         var volume = volume.perChannel
         connection.lock()
-        guard pa_sample_spec_valid(&spec) != 0,
-              let stream = pa_stream_new(connection.context, "recorder", &spec, &map) else {
-            let reason = connection.lastError
-            let cause = connection.lastErrorCode
+        let stream: OpaquePointer
+        do throws(RecorderError) {
+            stream = try connection.newStream(format)
+        } catch {
             connection.unlock()
-            throw RecorderError(.invalidFormat,
-                "the server refused the format s16be \(format.channelCount) ch \(format.sampleRate) Hz: \(reason)",
-                underlying: cause)
+            throw error
         }
-        pa_stream_set_state_callback(stream, { _, userdata in
-            pa_threaded_mainloop_signal(OpaquePointer(userdata), 0)
-        }, UnsafeMutableRawPointer(connection.mainloop))
         // Two buffers in the server (sink included), a request per buffer; the pool holds the rest.
         // (Quarter-buffer requests were measured: no better on PipeWire, 49 ms later on PulseAudio.)
         var attributes = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32(2 * fragmentBytes),
@@ -145,13 +137,6 @@ final class PlaybackStream: @unchecked Sendable {
         // stream's start, and its session manager may then restore a remembered one.
         setVolume(asked)
         connection.unlock()
-    }
-
-    /// The channel map for `channels` (PulseAudio's default order: mono, stereo, 5.1…).
-    static func channelMap(_ channels: Int) -> pa_channel_map {
-        var map = pa_channel_map()
-        pa_channel_map_init_extend(&map, UInt32(channels), PA_CHANNEL_MAP_DEFAULT)
-        return map
     }
 
     /// Makes `new` the current stream: sets its callbacks. Call with the lock held.
@@ -351,7 +336,7 @@ struct PlaybackVolume {
     var perChannel: pa_cvolume {
         var result = pa_cvolume()
         result.channels = UInt8(channels)
-        let map = PlaybackStream.channelMap(channels)
+        let map = PulseConnection.channelMap(channels)
         withUnsafeMutableBytes(of: &result.values) { raw in
             let values = raw.bindMemory(to: pa_volume_t.self)
             withUnsafeBytes(of: map.map) { positions in

@@ -144,6 +144,32 @@ final class PulseConnection: @unchecked Sendable {
     }
 
     /// The last context error as libpulse words it.
+    /// A new stream of `format` as signed 16-bit big-endian in PulseAudio's default channel order, for
+    /// the record and the playback stream alike; its state callback only wakes a thread waiting on the
+    /// mainloop until the owner installs its own. Call with the lock held (it stays held).
+    /// - Throws: `.invalidFormat` with the server's reason.
+    func newStream(_ format: StreamFormat) throws(RecorderError) -> OpaquePointer {
+        var spec = pa_sample_spec(format: PA_SAMPLE_S16BE, rate: UInt32(format.sampleRate),
+                                  channels: UInt8(format.channelCount))
+        var map = Self.channelMap(format.channelCount)
+        guard pa_sample_spec_valid(&spec) != 0, let stream = pa_stream_new(context, "recorder", &spec, &map) else {
+            throw RecorderError(.invalidFormat,
+                "the server refused the format s16be \(format.channelCount) ch \(format.sampleRate) Hz: \(lastError); "
+                + "choose another rate or channel count", underlying: lastErrorCode)
+        }
+        pa_stream_set_state_callback(stream, { _, userdata in
+            pa_threaded_mainloop_signal(OpaquePointer(userdata), 0)
+        }, UnsafeMutableRawPointer(mainloop))
+        return stream
+    }
+
+    /// The channel map for `channels` (PulseAudio's default order: mono, stereo, 5.1…).
+    static func channelMap(_ channels: Int) -> pa_channel_map {
+        var map = pa_channel_map()
+        pa_channel_map_init_extend(&map, UInt32(channels), PA_CHANNEL_MAP_DEFAULT)
+        return map
+    }
+
     var lastError: String { String(cString: pa_strerror(pa_context_errno(context))) }
 
     /// The last context error's code, to keep as a RecorderError's cause.
