@@ -117,16 +117,19 @@ public final class PrivateServer: @unchecked Sendable {
         lock.withLock { currentPID = pid }
     }
 
+    /// True while the daemon's process lives (a zombie, killed but not yet reaped, counts as gone).
+    public var isRunning: Bool { Self.isAlive(pid) }
+
+    private static func isAlive(_ pid: pid_t) -> Bool {
+        guard kill(pid, 0) == 0 else { return false }
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        return !(stat.split(separator: ")").last?.hasPrefix(" Z") ?? false)
+    }
+
     /// Polls for the exit of a process that is not our child (the daemon daemonized), bounded at ~5 s.
     private static func awaitExit(_ pid: pid_t) {
-        // A zombie (killed, not yet reaped by its parent) counts as gone.
-        func alive() -> Bool {
-            guard kill(pid, 0) == 0 else { return false }
-            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-            return !(stat.split(separator: ")").last?.hasPrefix(" Z") ?? false)
-        }
         var polls = 0
-        while alive() && polls < 500 {
+        while isAlive(pid) && polls < 500 {
             usleep(10_000)
             polls += 1
         }

@@ -468,19 +468,25 @@ struct PlayerErrorTests {
             try writeWAV(path, samples: noiseSamples(count: 44_100 * 20), channels: 1)
             let player = try Player(contentsOf: path, device: PrivateServer.monoSink, server: server.address)
             defer { player.close() }
+            // Forever: a test task that runs late (beside a hundred others on two cores) must still find
+            // it playing when it kills the server, not finished.
+            player.numberOfLoops = -1
             let events = player.events()
             let readings = player.levelReadings()
             try await player.play()
             // A reading comes as its buffer starts to be heard: one ending at 0.6 s means 0.5 s is being heard.
             _ = try await firstReading(readings) { $0.time >= 0.6 }
+            #expect(player.isPlaying)
             server.crash()
             var failure: RecorderError?
             var finished: Bool?
+            var seen: [String] = []
             for await event in events {
+                seen.append("\(event)")
                 if case .playbackFailed(let error) = event { failure = error }
                 if case .finishedPlaying(let successfully) = event { finished = successfully; break }
             }
-            #expect(finished == false)
+            #expect(finished == false, "events: \(seen), at \(player.currentTime) s, server \(server.isRunning ? "still running" : "gone")")
             #expect(failure?.code == .streamFailed)
             #expect(failure?.message == "playback to '\(PrivateServer.monoSink)' stopped: the server closed the stream "
                     + "(server gone or sink removed); check that the server is running and the sink exists (`recorder sinks`)")
