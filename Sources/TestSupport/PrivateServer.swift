@@ -94,14 +94,19 @@ public final class PrivateServer: @unchecked Sendable {
     }
 
     /// Kills the daemon at once (SIGKILL), as a crash would, and waits until it is gone.
-    public func crash() {
+    public func crash() async {
         let pid = self.pid
         kill(pid, SIGKILL)
-        Self.awaitExit(pid)
+        // Polled on a thread of its own, not on one of the test runner's two cooperative threads.
+        _ = try? await offThread { Self.awaitExit(pid) }
     }
 
     /// Starts the daemon again after `crash()`: same socket, same sinks and sources.
-    public func restart() throws {
+    public func restart() async throws {
+        try await offThread { try self.restartBlocking() }
+    }
+
+    private func restartBlocking() throws {
         if kind == .pipewire {
             let result = try runLeavingDaemons(scriptsDirectory + "/private-pipewire", ["--restart-pulse", directory])
             guard result.status == 0, let pid = readPID() else {

@@ -63,8 +63,15 @@ public final class RunningProcess: @unchecked Sendable {
 
     public var pid: pid_t { process.processIdentifier }
 
-    /// Waits for the exit and returns the status and all of stderr.
-    public func wait() -> (status: Int32, stderr: String) {
+    /// Waits for the exit and returns the status and all of stderr, on a thread of its own: a test's
+    /// task must not hold one of the runner's two cooperative threads while a child runs.
+    public func wait() async -> (status: Int32, stderr: String) {
+        // offThread only rethrows what its body throws; this body throws nothing.
+        (try? await offThread { self.waitBlocking() }) ?? (-1, "")
+    }
+
+    /// Waits for the exit on the calling thread (not from a task: see `wait()`).
+    public func waitBlocking() -> (status: Int32, stderr: String) {
         process.waitUntilExit()
         errorDone.wait()  // the reader finishes when the pipe closes, at the exit
         errorDone.signal()

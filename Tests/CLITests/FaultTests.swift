@@ -14,7 +14,7 @@ private func recording(to path: String, on server: PrivateServer,
         let reported = try JSONDecoder().decode(LevelLine.self, from: Data(line.utf8)).frames
         if reported >= frames { return (process, reported) }
     }
-    throw TestFailure("recorder stopped before \(frames) frames: \(process.wait().stderr)")
+    throw TestFailure("recorder stopped before \(frames) frames: \(await process.wait().stderr)")
 }
 
 @Suite(.timeLimit(.minutes(1)))
@@ -24,7 +24,7 @@ struct FaultTests {
             let path = try temporaryDirectory() + "/killed.aiff"
             let (process, frames) = try await recording(to: path, on: server, through: 88_200)
             process.send(SIGKILL)
-            let (status, _) = process.wait()
+            let (status, _) = await process.wait()
             #expect(status == 9)
             // No chance to finalize: the header written with the last buffer must describe the data.
             let file = try readSoundFile(path)
@@ -40,7 +40,7 @@ struct FaultTests {
             let (process, frames) = try await recording(to: path, on: server, through: 22_050)
             kill(server.pid, SIGKILL)
             for await _ in process.lines {}
-            let (status, stderr) = process.wait()
+            let (status, stderr) = await process.wait()
             #expect(status == 74)
             #expect(stderr.contains("recorder: capture from '\(PrivateServer.monoSink).monitor' stopped: the server closed the stream"))
             let file = try readSoundFile(path)
@@ -77,7 +77,7 @@ struct FaultCommandTests {
         let process = try RunningProcess(try builtProduct("recorder"),
             ["record", path, "--source", monitor, "--levels-json"] + extra, environment: server.clientEnvironment)
         for await _ in process.lines { return process }
-        throw TestFailure("recorder ended before its first buffer: \(process.wait().stderr)")
+        throw TestFailure("recorder ended before its first buffer: \(await process.wait().stderr)")
     }
 
     @Test func withReconnectTheServerComingBackLeavesAGapReportedInTheSummaryAndTheJSON() async throws {
@@ -88,8 +88,8 @@ struct FaultCommandTests {
             let path = directory + "/take.aiff"
             let process = try await started(path, server, ["--reconnect", "--reconnect-timeout", "30"])
             let crashed = monotonicSeconds()
-            server.crash()
-            try server.restart()
+            await server.crash()
+            try await server.restart()
             let outage = monotonicSeconds() - crashed
             // Once the recorder is back on the server, its gap line arrives; then play and stop.
             var output: [String] = []
@@ -101,7 +101,7 @@ struct FaultCommandTests {
             let done = Task { var rest: [String] = []; for await line in process.lines { rest.append(line) }; return rest }
             process.send(SIGINT)
             output += await done.value
-            let (status, stderr) = process.wait()
+            let (status, stderr) = await process.wait()
             #expect(status == 0, "\(stderr)")
             let events = try eventLines(output.joined(separator: "\n"))
             #expect(events.map(\.event) == ["interrupted", "gap"])
@@ -138,12 +138,12 @@ struct FaultCommandTests {
                                                                             "-o", trace, "-p", "\(process.pid)"])
             let tracer = try RunningProcess(strace, arguments, environment: ProcessInfo.processInfo.environment)
             while try tracerPid(of: process.pid) == 0 { try await Task.sleep(for: .milliseconds(5)) }
-            server.crash()
+            await server.crash()
             try await Task.sleep(for: .seconds(10))
-            try server.restart()
+            try await server.restart()
             for await line in process.lines where line.contains("\"event\": \"gap\"") { break }
             tracer.send(SIGINT)
-            _ = tracer.wait()
+            _ = await tracer.wait()
             #expect(try libraryThreads(of: process.pid) == before)
             let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
             let names = lines.compactMap { $0.firstMatch(of: /PR_SET_NAME, "([^"]*)"/).map { String($0.1) } }
@@ -151,7 +151,7 @@ struct FaultCommandTests {
             print("outage of 10 s: \(lines.filter { $0.contains("clone") }.count) threads created, named \(names)")
             process.send(SIGINT)
             for await _ in process.lines {}
-            let (status, stderr) = process.wait()
+            let (status, stderr) = await process.wait()
             #expect(status == 0, "\(stderr)")
             #expect(stderr.contains("s of silence (server or source lost)"), "\(stderr)")
         }
@@ -176,7 +176,7 @@ struct FaultCommandTests {
             }
             process.send(SIGINT)
             for await line in process.lines { output.append(line) }
-            let (status, stderr) = process.wait()
+            let (status, stderr) = await process.wait()
             #expect(status == 0, "\(stderr)")
             let events = try eventLines(output.joined(separator: "\n"))
             // PipeWire does not suspend a node a stream is using, and sends no suspend (see the API test).

@@ -39,12 +39,12 @@ struct LeakTests {
             let process = try RunningProcess(leakCheckBinary!, ["record", path, "--source", PrivateServer.monoSink + ".monitor",
                                                                 "--levels-json", "--reconnect"], environment: environment)
             for await _ in process.lines { break }
-            server.crash()
-            try server.restart()
+            await server.crash()
+            try await server.restart()
             for await line in process.lines where line.contains("\"event\": \"gap\"") { break }
             process.send(SIGINT)
             for await _ in process.lines {}
-            let (status, stderr) = process.wait()
+            let (status, stderr) = await process.wait()
             #expect(status == 0 && !stderr.contains("Sanitizer"), "\(stderr)")
         }
     }

@@ -20,7 +20,7 @@ private func recordingStartedAt(_ path: String, on server: PrivateServer, extra:
         let reported = try JSONDecoder().decode(LevelLine.self, from: Data(line.utf8)).frames
         if reported >= frames { return (process, reported) }
     }
-    throw TestFailure("recorder stopped before \(frames) frames: \(process.wait().stderr)")
+    throw TestFailure("recorder stopped before \(frames) frames: \(await process.wait().stderr)")
 }
 
 @Suite(.timeLimit(.minutes(1)))
@@ -36,7 +36,7 @@ struct OneWriterTests {
                     + "choose another name or stop that recording first\n")
             first.send(SIGINT)
             for await _ in first.lines {}
-            let (status, stderr) = first.wait()
+            let (status, stderr) = await first.wait()
             #expect(status == 0, "\(stderr)")
             // The first take is whole: the file holds every frame its summary counts, from its start.
             let file = try readSoundFile(path)
@@ -71,7 +71,7 @@ struct OneWriterTests {
             #expect(fstat(descriptor, &status) == 0)
             let sizeAtRemoval = Int64(status.st_size)
             for await _ in process.lines {}
-            let (exitStatus, stderr) = process.wait()
+            let (exitStatus, stderr) = await process.wait()
             #expect(exitStatus == 74, "\(stderr)")
             #expect(stderr.contains("recorder: '\(path)' was deleted (or replaced) during the recording: the "), "\(stderr)")
             #expect(stderr.contains("are only in the deleted file and are lost when it closes"), "\(stderr)")

@@ -51,7 +51,7 @@ struct OverrunTests {
             var lines = process.lines.makeAsyncIterator()
             var output: [String] = []
             func nextLine() async throws -> [String: Any] {
-                guard let line = await lines.next() else { throw TestFailure("recorder ended: \(process.wait().stderr)") }
+                guard let line = await lines.next() else { throw TestFailure("recorder ended: \(await process.wait().stderr)") }
                 output.append(line)
                 return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             }
@@ -76,7 +76,7 @@ struct OverrunTests {
             while (frames(try await nextLine()) ?? 0) < last + 44_100 {}
             process.send(SIGINT)
             while await lines.next().map({ output.append($0) }) != nil {}
-            let (status, stderr) = process.wait()
+            let (status, stderr) = await process.wait()
             #expect(status == 0, "\(stderr)")
 
             // One loss, one event, one warning, counted in the summary.

@@ -75,10 +75,10 @@ struct PlayCommandTests {
                 environment: server.clientEnvironment)
             var lines = process.lines.makeAsyncIterator()
             for _ in 0..<3 { _ = await lines.next() }
-            server.crash()
+            await server.crash()
             var rest: [String] = []
             while let line = await lines.next() { rest.append(line) }
-            let (status, stderr) = process.wait()
+            let (status, stderr) = await process.wait()
             #expect(status == 74, "\(stderr)")
             // The last line says it (an underrun warning may come before it when CI's load starves the reader).
             let errorLines = stderr.split(separator: "\n").map(String.init)

@@ -129,7 +129,7 @@ struct SignalTests {
             let sent = monotonicSeconds()
             process.send(signal)
             while await lines.next() != nil {}
-            let (status, stderr) = process.wait()
+            let (status, stderr) = await process.wait()
             let exitTime = monotonicSeconds() - sent
             #expect(status == 0, "\(stderr)")
             #expect(exitTime < 0.2, "exit \(exitTime) s after the signal")
@@ -183,7 +183,7 @@ struct SignalTests {
             let sent = monotonicSeconds()
             process.send(signal)
             while await lines.next() != nil {}
-            let (status, stderr) = process.wait()
+            let (status, stderr) = await process.wait()
             let exitTime = monotonicSeconds() - sent
             #expect(status == 0, "\(stderr)")
             #expect(exitTime < 0.2, "exit \(exitTime) s after the signal")
@@ -225,7 +225,7 @@ struct SignalTests {
             }
             for signal in [SIGINT, SIGINT, SIGTERM, SIGINT] { process.send(signal) }
             while await lines.next() != nil {}
-            let (status, stderr) = process.wait()
+            let (status, stderr) = await process.wait()
             #expect(status == 0, "\(stderr)")
             let frames = try expectCompleteAIFF(path)
             #expect(Int64(frames) >= reported)
@@ -258,7 +258,7 @@ struct SignalTests {
             let sent = monotonicSeconds()
             process.send(SIGINT)
             while await lines.next() != nil {}
-            let (status, stderr) = process.wait()
+            let (status, stderr) = await process.wait()
             #expect(status == 0, "\(stderr)")
             #expect(monotonicSeconds() - sent < 0.2)
             let frames = try expectCompleteAIFF(directory + "/take.aiff")

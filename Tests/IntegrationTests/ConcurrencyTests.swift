@@ -25,7 +25,10 @@ struct ConcurrencyTests {
                 try RunningProcess("/usr/bin/paplay", ["--volume=65536", "-d", PrivateServer.manySink($0),
                                                        directory + "/noise\($0).wav"], environment: server.clientEnvironment)
             }
-            for player in players { #expect(player.wait().status == 0) }
+            for player in players {
+                let status = await player.wait().status
+                #expect(status == 0)
+            }
             for stream in readings { try await signalThenSilence(stream) }
             for (index, recorder) in recorders.enumerated() {
                 let summary = try #require(try await recorder.stopRecording())

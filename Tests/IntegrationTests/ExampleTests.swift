@@ -89,7 +89,7 @@ struct ExampleTests {
                     + "(quiet < -40 dBFS ≤ normal < -20 ≤ loud < -6 ≤ too loud)")
             var readings: [String] = []
             while let line = await lines.next() { readings.append(line) }
-            let (status, stderr) = gauge.wait()
+            let (status, stderr) = await gauge.wait()
             #expect(status == 0, "\(stderr)")
             let expected: [(level: String, zone: String)] = [
                 ("-160.00", "quiet"), (sineAverage(0.03), "normal"),

@@ -151,7 +151,7 @@ struct FaultToleranceTests {
                 try await Task.sleep(for: .milliseconds(10))
             }
             #expect(recorder.captureIsStalled)
-            server.crash()
+            await server.crash()
             release.signal()
             let began = monotonicSeconds()
             let outcome = try await offThread { () -> Result<RecordingSummary?, RecorderError> in
@@ -189,7 +189,7 @@ struct FaultToleranceTests {
             try recorder.record(to: path)
             let player = try RunningProcess("/usr/bin/paplay", ["--volume=65536", "-d", PrivateServer.monoSink,
                                                                 directory + "/noise.wav"], environment: server.clientEnvironment)
-            defer { player.send(SIGTERM); _ = player.wait() }
+            defer { player.send(SIGTERM); _ = player.waitBlocking() }
             let summary = try await offThread { () throws -> RecordingSummary? in
                 secondHeard.wait()
                 return try recorder.stopRecording()
@@ -226,10 +226,10 @@ struct FaultToleranceTests {
             try await signalThenSilence(readings)
 
             let crashed = monotonicSeconds()
-            server.crash()
+            await server.crash()
             _ = try await firstEvent(events) { if case .captureInterrupted = $0 { true } else { false } }
             let restarting = monotonicSeconds()
-            try server.restart()
+            try await server.restart()
             let restarted = monotonicSeconds()
             let resumed = try await firstEvent(events) { if case .captureResumed = $0 { true } else { false } }
             try await server.play(directory + "/after.wav")
@@ -267,7 +267,7 @@ struct FaultToleranceTests {
             let events = recorder.events()
             try recorder.record(to: path)
             _ = try await readingThrough(recorder.capturedFrames + 4_410, recorder.levelReadings())
-            server.crash()
+            await server.crash()
             let failed = try await firstEvent(events) { if case .captureFailed = $0 { true } else { false } }
             guard case .captureFailed(let error) = failed else { return }
             #expect(error.code == .streamFailed)

@@ -19,7 +19,7 @@ struct OverloadTests {
             let hogs = try (0...cores).map { _ in
                 try RunningProcess("/bin/sh", ["-c", "while :; do :; done"], environment: [:])
             }
-            defer { for hog in hogs { hog.send(SIGKILL); _ = hog.wait() } }
+            defer { for hog in hogs { hog.send(SIGKILL); _ = hog.waitBlocking() } }
             let recorder = try Recorder(source: PrivateServer.monoSink + ".monitor", server: server.address)
             defer { recorder.stop() }
             let readings = recorder.levelReadings()

@@ -477,7 +477,7 @@ struct PlayerErrorTests {
             // A reading comes as its buffer starts to be heard: one ending at 0.6 s means 0.5 s is being heard.
             _ = try await firstReading(readings) { $0.time >= 0.6 }
             #expect(player.isPlaying)
-            server.crash()
+            await server.crash()
             var failure: RecorderError?
             var finished: Bool?
             var seen: [String] = []

@@ -339,7 +339,7 @@ struct EmbeddingTests {
             try server.run("pactl", ["set-default-source", PrivateServer.monoSink + ".monitor"])
             let player = try RunningProcess("/usr/bin/paplay", ["--volume=65536", "-d", PrivateServer.monoSink,
                                                        directory + "/sine.wav"], environment: server.clientEnvironment)
-            defer { player.send(SIGTERM); _ = player.wait() }
+            defer { player.send(SIGTERM); _ = player.waitBlocking() }
             do {
                 let probe = try Recorder(server: server.address)
                 defer { probe.stop() }
