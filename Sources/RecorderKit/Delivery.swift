@@ -148,6 +148,61 @@ extension Array where Element == PauseSpan {
     }
 }
 
+/// The last captured frames, kept for pre-roll (a take that begins before `record(to:)` was called):
+/// one allocation at start, a copy of each delivered buffer, nothing else. Delivery thread only.
+final class PreRollRing: @unchecked Sendable {
+    // @unchecked Sendable: created before the delivery thread starts, then used by that thread alone.
+    let capacityFrames: Int
+    private let bytesPerFrame: Int
+    private let storage: UnsafeMutableRawPointer
+    /// The frame after the last one kept, and how many frames before it are kept.
+    private(set) var endFrame: Int64 = 0
+    private(set) var count = 0
+
+    init(capacityFrames: Int, bytesPerFrame: Int) {
+        self.capacityFrames = max(1, capacityFrames)
+        self.bytesPerFrame = bytesPerFrame
+        storage = .allocate(byteCount: self.capacityFrames * bytesPerFrame, alignment: 16)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// Keeps `bytes`, whose first frame is `startFrame` (a discontinuity starts the ring afresh).
+    func append(_ bytes: UnsafeRawBufferPointer, startFrame: Int64) {
+        if startFrame != endFrame { count = 0 }
+        var frames = bytes.count / bytesPerFrame
+        var source = bytes.baseAddress!
+        var first = startFrame
+        if frames > capacityFrames {
+            source += (frames - capacityFrames) * bytesPerFrame
+            first += Int64(frames - capacityFrames)
+            frames = capacityFrames
+        }
+        var done = 0
+        while done < frames {
+            let slot = Int((first + Int64(done)) % Int64(capacityFrames))
+            let run = min(frames - done, capacityFrames - slot)
+            memcpy(storage + slot * bytesPerFrame, source + done * bytesPerFrame, run * bytesPerFrame)
+            done += run
+        }
+        endFrame = first + Int64(frames)
+        count = min(capacityFrames, count + frames)
+    }
+
+    /// The kept frames of `range` (clipped to what is kept), in at most two contiguous parts, in order.
+    func forEachPart(of range: Range<Int64>, _ body: (UnsafeRawBufferPointer, Range<Int64>) -> Bool) {
+        var from = max(range.lowerBound, endFrame - Int64(count))
+        let to = min(range.upperBound, endFrame)
+        while from < to {
+            let slot = Int(from % Int64(capacityFrames))
+            let run = min(Int(to - from), capacityFrames - slot)
+            let part = UnsafeRawBufferPointer(start: storage + slot * bytesPerFrame, count: run * bytesPerFrame)
+            if !body(part, from..<(from + Int64(run))) { return }
+            from += Int64(run)
+        }
+    }
+}
+
 /// The delivery thread's own state. Only that thread touches it (the input handler, which runs on it,
 /// included), so it needs no lock.
 private final class DeliveryState: @unchecked Sendable {
@@ -206,13 +261,23 @@ final class Delivery: Sendable {
     private let dataReady: Semaphore
     private let state: DeliveryState
     private let thread = Locked<pthread_t?>(nil)
+    /// The last frames delivered, for pre-roll; nil when the recorder keeps none.
+    private let preRoll: PreRollRing?
+    /// How far back (frames) a take may begin: the pre-roll the recorder was created with.
+    let maximumPreRollFrames: Int64
 
     /// How long a stop waits for what the server had captured to arrive (AudioQueueFlush's drain).
     static let drainTimeout: Int64 = 500_000_000
 
     init(format: StreamFormat, pool: BufferPool, capture: CaptureStream, dataReady: Semaphore,
-         reconnectTimeout: Double?) {
+         reconnectTimeout: Double?, preRollFrames: Int = 0) {
         self.format = format
+        maximumPreRollFrames = Int64(max(0, preRollFrames))
+        // Two buffers more than asked: between `record(to:)` reading the delivered position and the
+        // delivery thread taking the new recording, one more buffer may be delivered.
+        let bufferFrames = pool.capacityBytes / format.bytesPerFrame
+        preRoll = preRollFrames > 0
+            ? PreRollRing(capacityFrames: preRollFrames + 2 * bufferFrames, bytesPerFrame: format.bytesPerFrame) : nil
         self.pool = pool
         self.capture = capture
         self.dataReady = dataReady
@@ -419,13 +484,18 @@ final class Delivery: Sendable {
         }
     }
 
-    /// Takes a session `record(to:)` installed.
+    /// Takes a session `record(to:)` installed. One that begins before the frames delivered so far (a
+    /// pre-roll, or a timed start in the past) gets them from the pre-roll ring first.
     private func takePending() {
-        if let session = control.withLock({ control -> FileSession? in
+        guard let session = control.withLock({ control -> FileSession? in
             defer { control.pending = nil }
             return control.pending
-        }) {
-            state.session = session
+        }) else { return }
+        state.session = session
+        guard session.startFrame < state.position, let preRoll else { return }
+        let (sessionEnd, pauses) = control.withLock { ($0.endFrame, $0.pauses) }
+        preRoll.forEachPart(of: session.startFrame..<state.position) { bytes, frames in
+            write(bytes, startFrame: frames.lowerBound, to: session, end: sessionEnd, pauses: pauses)
         }
     }
 
@@ -579,26 +649,9 @@ final class Delivery: Sendable {
         // The file before the readings and the handler: a handler that stops the recording has its buffer
         // in the file, and a reader that sees a failed write's buffer already sees the recording ended.
         if let session = state.session {
-            let from = max(startFrame, session.startFrame)
-            let to = min(endFrame, sessionEnd ?? Int64.max)
-            if from < to {
-                // Paused frames are left out: the parts around them join without a frame lost or repeated.
-                pauses.forEachRecordedPart(of: from..<to) { part in
-                    let bytesPerFrame = format.bytesPerFrame
-                    let slice = UnsafeRawBufferPointer(rebasing: bytes[
-                        Int(part.lowerBound - startFrame) * bytesPerFrame ..< Int(part.upperBound - startFrame) * bytesPerFrame])
-                    do throws(RecorderError) {
-                        try session.write(slice) { path, offset in
-                            events.yield(.fileStarted(path: path, atFrame: part.lowerBound + Int64(offset)))
-                        }
-                        return true
-                    } catch {
-                        finish(error: error)
-                        return false
-                    }
-                }
-            }
+            _ = write(bytes, startFrame: startFrame, to: session, end: sessionEnd, pauses: pauses)
         }
+        preRoll?.append(bytes, startFrame: startFrame)
         state.position = endFrame
         framePosition.store(endFrame, ordering: .releasing)
         readout.publish(bytes, endFrame: endFrame, frameCount: frameCount, measured: state.meterScratch)
@@ -606,6 +659,33 @@ final class Delivery: Sendable {
         if let handler = inputHandler.withLock({ $0 }) {
             handler.call(CapturedBuffer(startFrame: startFrame, frameCount: frameCount, format: format, bytes: bytes))
         }
+    }
+
+    /// Writes the part of `bytes` (frames from `startFrame`) that belongs to `session`: from its start to
+    /// `end`, paused frames left out, so the parts around a pause join without a frame lost or
+    /// repeated. Returns false if the write failed (the recording is then finished with the error).
+    private func write(_ bytes: UnsafeRawBufferPointer, startFrame: Int64, to session: FileSession,
+                       end: Int64?, pauses: [PauseSpan]) -> Bool {
+        let bytesPerFrame = format.bytesPerFrame
+        let from = max(startFrame, session.startFrame)
+        let to = min(startFrame + Int64(bytes.count / bytesPerFrame), end ?? Int64.max)
+        guard from < to else { return true }
+        var written = true
+        pauses.forEachRecordedPart(of: from..<to) { part in
+            let slice = UnsafeRawBufferPointer(rebasing: bytes[
+                Int(part.lowerBound - startFrame) * bytesPerFrame ..< Int(part.upperBound - startFrame) * bytesPerFrame])
+            do throws(RecorderError) {
+                try session.write(slice) { path, offset in
+                    events.yield(.fileStarted(path: path, atFrame: part.lowerBound + Int64(offset)))
+                }
+                return true
+            } catch {
+                finish(error: error)
+                written = false
+                return false
+            }
+        }
+        return written
     }
 
     /// Closes the current file (valid header) and tells whoever waits.

@@ -46,13 +46,8 @@ public final class Player: @unchecked Sendable {
     public var numberOfChannels: Int { format.channelCount }
 
     private let feeder: PlaybackFeeder
-    private let metering = Locked(Metering())
+    private let metering = MeteringSnapshot()
     private let lifecycle = Locked(false)
-
-    private struct Metering {
-        var enabled = false
-        var snapshot: [LevelMeterState] = []
-    }
 
     /// Opens `path` (any file libsndfile reads: WAV, AIFF, CAF, FLAC, Ogg Vorbis/Opus, MP3…), connects
     /// to the server and checks the sink. Nothing plays until `play()`.
@@ -247,27 +242,20 @@ public final class Player: @unchecked Sendable {
     /// Whether `updateMeters()` takes readings (AVAudioPlayer's `isMeteringEnabled`); off by default,
     /// when the power calls read −160.
     public var isMeteringEnabled: Bool {
-        get { metering.withLock { $0.enabled } }
-        set { metering.withLock { $0.enabled = newValue } }
+        get { metering.isEnabled }
+        set { metering.isEnabled = newValue }
     }
 
     /// Takes the levels of the buffer being heard (the last one whose first frame was played), for `peakPower` and `averagePower` to return.
-    public func updateMeters() {
-        let current = feeder.readout.currentLevels.withLock { $0 }
-        metering.withLock { if $0.enabled { $0.snapshot = current } }
-    }
+    public func updateMeters() { metering.update(from: feeder.readout) }
 
     /// Sample peak of `channel` over the buffer being heard (as of `updateMeters()`), in dBFS: 0 full
     /// scale, −160 silence, a channel that does not exist, or metering not enabled.
-    public func peakPower(forChannel channel: Int) -> Float { meterState(channel)?.peakPower ?? LevelMeterState.silence }
+    public func peakPower(forChannel channel: Int) -> Float { metering.peakPower(channel) }
 
     /// RMS of `channel` over the buffer being heard (as of `updateMeters()`), in dBFS; a full-scale sine
     /// reads −3.01. −160 as for `peakPower`.
-    public func averagePower(forChannel channel: Int) -> Float { meterState(channel)?.averagePower ?? LevelMeterState.silence }
-
-    private func meterState(_ channel: Int) -> LevelMeterState? {
-        metering.withLock { $0.enabled && $0.snapshot.indices.contains(channel) ? $0.snapshot[channel] : nil }
-    }
+    public func averagePower(forChannel channel: Int) -> Float { metering.averagePower(channel) }
 
     /// A reading per buffer, published when its first frame is heard, until `close()`. `endFrame` is the file
     /// position after the buffer (it wraps with loops) and `time` the same in seconds.

@@ -56,3 +56,32 @@
         meters.finish()
     }
 }
+
+/// AVAudioRecorder's and AVAudioPlayer's metering model, shared by `Recorder` and `Player`: off until
+/// enabled; `update(from:)` (their `updateMeters()`) copies the latest buffer's levels, and the power
+/// calls read that copy, −160 while disabled or for a channel that does not exist.
+final class MeteringSnapshot: Sendable {
+    private struct State {
+        var enabled = false
+        var levels: [LevelMeterState] = []
+    }
+    private let state = Locked(State())
+
+    var isEnabled: Bool {
+        get { state.withLock { $0.enabled } }
+        set { state.withLock { $0.enabled = newValue } }
+    }
+
+    func update(from readout: Readout) {
+        let current = readout.currentLevels.withLock { $0 }
+        state.withLock { if $0.enabled { $0.levels = current } }
+    }
+
+    func peakPower(_ channel: Int) -> Float { level(channel)?.peakPower ?? LevelMeterState.silence }
+
+    func averagePower(_ channel: Int) -> Float { level(channel)?.averagePower ?? LevelMeterState.silence }
+
+    private func level(_ channel: Int) -> LevelMeterState? {
+        state.withLock { $0.enabled && $0.levels.indices.contains(channel) ? $0.levels[channel] : nil }
+    }
+}

@@ -44,6 +44,14 @@ public final class Recorder: @unchecked Sendable {
     private let delivery: Delivery
     private let dataReady = Semaphore()
     private let lifecycle = Locked(Lifecycle())
+    /// AVAudioRecorder's side: the path `record()` records to, and the last failure of its calls.
+    private let avState = Locked(AVState())
+    private let metering = MeteringSnapshot()
+
+    private struct AVState {
+        var path: String?
+        var lastError: RecorderError?
+    }
 
     private struct Lifecycle {
         var stopped = false
@@ -65,11 +73,14 @@ public final class Recorder: @unchecked Sendable {
     ///   - reconnectTimeout: when the server or the source goes away, wait this many seconds for it to
     ///     come back and go on in the same file with a gap of silence (nil: end the recording with an
     ///     error at once).
+    ///   - maximumPreRoll: seconds of captured audio kept (0…60) so that a take may begin before
+    ///     `record(to:)` is called (`preRoll:`), as a field recorder's pre-record buffer: memory for that
+    ///     much audio is taken once, here; 0 keeps none.
     /// - Throws: `RecorderError` (`.invalidFormat`, `.serverUnreachable`, `.sourceNotFound`,
     ///   `.streamFailed`) with a one-line message.
     public init(format: StreamFormat = .default, source: String? = nil, server: String? = nil,
                 bufferCount: Int = 3, bufferDuration milliseconds: Int = 100,
-                maxQueueDuration: Int? = nil, reconnectTimeout: Double? = nil,
+                maxQueueDuration: Int? = nil, reconnectTimeout: Double? = nil, maximumPreRoll: Double = 0,
                 clientName: String = "recorder") throws(RecorderError) {
         guard (2...64).contains(bufferCount) else {
             throw RecorderError(.invalidFormat, "invalid buffer count \(bufferCount): use 2 to 64 buffers")
@@ -86,6 +97,9 @@ public final class Recorder: @unchecked Sendable {
         if let reconnectTimeout, !(reconnectTimeout.isFinite && reconnectTimeout >= 0) {
             throw RecorderError(.invalidFormat, "invalid reconnect timeout \(reconnectTimeout) s: use 0 or more seconds")
         }
+        guard maximumPreRoll.isFinite, (0...60).contains(maximumPreRoll) else {
+            throw RecorderError(.invalidFormat, "invalid pre-roll \(maximumPreRoll) s: use 0 to 60 seconds")
+        }
         self.format = format
         self.bufferCount = bufferCount
         // Both durations were checked above: at most an hour, well inside `frames(milliseconds:)`.
@@ -99,7 +113,8 @@ public final class Recorder: @unchecked Sendable {
         sourceName = capture.sourceName
         serverName = capture.serverName
         delivery = Delivery(format: format, pool: pool, capture: capture, dataReady: dataReady,
-                            reconnectTimeout: reconnectTimeout)
+                            reconnectTimeout: reconnectTimeout,
+                            preRollFrames: Int(format.frames(seconds: maximumPreRoll) ?? 0))
         try delivery.start()
     }
 
@@ -115,6 +130,14 @@ public final class Recorder: @unchecked Sendable {
     ///   - overwrite: replace an existing file (AudioFile's EraseFile flag); off by default, when an
     ///     existing file is an error and is left untouched.
     ///   - frameLimit: stop by itself after exactly this many frames (see `record(to:duration:)`).
+    ///   - preRoll: begin this many seconds before now, from the audio the recorder keeps
+    ///     (`maximumPreRoll`): at most that, and at most what was captured since the recorder started.
+    ///   - time: begin with the frame captured at this time, in `deviceCurrentTime`'s seconds
+    ///     (CLOCK_MONOTONIC), as AVAudioRecorder's `record(atTime:)`: a time to come is waited for (the
+    ///     recording is on, `currentTime` stays 0 until then); a time past begins as far back as the kept
+    ///     audio allows. The frame is reckoned from the arrival of the last data at the sample rate: it is
+    ///     the one captured at `time` within a fragment (`bufferDuration`) and the source's latency.
+    ///     `preRoll` counts back from it.
     ///   - maxFramesPerFile, maxBytesPerFile: split the recording: when a file reaches either limit
     ///     (or what its container can describe: 4 GiB for AIFF and WAV, always applied), it is closed and
     ///     the recording goes on, frame-exact, in `name-002.ext`, `name-003.ext`… (`RecordingSummary.files`).
@@ -124,7 +147,17 @@ public final class Recorder: @unchecked Sendable {
     /// Any thread, the input handler included (the file then starts after the handler's buffer).
     @discardableResult
     public func record(to path: String, overwrite: Bool = false, frameLimit: Int64? = nil,
+                       preRoll: Double = 0, startingAt time: Double? = nil,
                        maxFramesPerFile: Int64? = nil, maxBytesPerFile: Int64? = nil) throws(RecorderError) -> Int64 {
+        guard preRoll.isFinite, preRoll >= 0, let preRollFrames = format.frames(seconds: preRoll) else {
+            throw RecorderError(.invalidFormat,
+                "invalid pre-roll \(preRoll) s: use 0 to \(seconds(Double(delivery.maximumPreRollFrames) / Double(format.sampleRate))) seconds "
+                + "(the recorder's maximumPreRoll)")
+        }
+        if let time, !(time.isFinite && time >= 0 && time < 1e9) {
+            throw RecorderError(.invalidFormat,
+                "invalid start time \(time) s: use a time in deviceCurrentTime's seconds (now: \(deviceCurrentTime))")
+        }
         if let frameLimit, !(0...StreamFormat.maxFrameCount).contains(frameLimit) {
             throw RecorderError(.invalidFormat,
                 "invalid frame limit \(frameLimit): use 0 to \(StreamFormat.maxFrameCount) frames")
@@ -157,7 +190,16 @@ public final class Recorder: @unchecked Sendable {
             }
             return capture.withLock {
                 // The lock holds the read callback off: every frame after `start` reaches the new session.
-                let start = capture.framePosition
+                var start = capture.framePosition
+                if let time { start = capture.frameCaptured(at: Int64((time * 1e9).rounded())) }
+                start -= preRollFrames
+                // Frames before the capture position come from the kept audio, no further back than it
+                // reaches (its spare buffers cover the one that may be delivered before the delivery
+                // thread takes this recording); without kept audio, a take begins now at the earliest.
+                let earliest = delivery.maximumPreRollFrames > 0
+                    ? max(0, delivery.framePosition.load(ordering: .acquiring) - delivery.maximumPreRollFrames)
+                    : capture.framePosition
+                start = max(start, earliest)
                 let session = FileSession(writer: writer, format: format, overwrite: overwrite, startFrame: start,
                                           maxFramesPerFile: maxFramesPerFile, maxBytesPerFile: maxBytesPerFile)
                 delivery.control.withLock { control in
@@ -195,22 +237,24 @@ public final class Recorder: @unchecked Sendable {
     // MARK: Pausing
 
     /// Pauses the recording, as AudioQueuePause and AVAudioRecorder's `pause()`: frames captured from
-    /// now on are left out of the file until `resume()`; capture, the meters, the readings and the input
-    /// handler go on. A duration (`record(to:duration:)`) counts recorded time only: the pause extends
-    /// the take. Pausing a paused recording does nothing.
+    /// now on are left out of the file until `resume()` (or `record()`); capture, the meters, the
+    /// readings and the input handler go on. A duration (`record(to:duration:)`) counts recorded time
+    /// only: the pause extends the take. Pausing a paused recording does nothing; with nothing being
+    /// recorded, as AVAudioRecorder, nothing happens and nil is returned.
     ///
     /// Threads: any, the input handler and the stream consumers included; it never waits for the
     /// delivery thread.
-    /// - Returns: the recorder frame where the pause begins (the first frame left out).
-    /// - Throws: `.invalidState` when nothing is being recorded.
+    /// - Returns: the recorder frame where the pause begins (the first frame left out), or nil when
+    ///   nothing is being recorded.
     @discardableResult
-    public func pause() throws(RecorderError) -> Int64 {
-        let result = capture.withLock {
-            // The lock holds the read callback off: the frame is exactly where capture stands.
-            let frame = capture.framePosition
+    public func pause() -> Int64? {
+        capture.withLock {
             return delivery.control.withLock { control -> Int64? in
                 guard control.recordingPath != nil else { return nil }
                 if let open = control.pauses.last, open.to == nil { return open.from }
+                // The lock holds the read callback off: the frame is exactly where capture stands (or
+                // where a timed take is to begin, if that is still to come).
+                let frame = max(capture.framePosition, control.recordingStart)
                 control.pauses.append(PauseSpan(from: frame, to: nil))
                 // A take of fixed length keeps what it still has to record for after the pause (not
                 // once a stop is under way: its cut is the end).
@@ -222,10 +266,6 @@ public final class Recorder: @unchecked Sendable {
                 return frame
             }
         }
-        guard let result else {
-            throw RecorderError(.invalidState, "cannot pause: nothing is being recorded; call record(to:) first")
-        }
-        return result
     }
 
     /// Resumes a paused recording (AVAudioRecorder's `record()` after `pause()`): the file goes on with
@@ -265,6 +305,153 @@ public final class Recorder: @unchecked Sendable {
             return control.pauses.recordedFrames(in: control.recordingStart..<max(control.recordingStart, end))
         }
         return Double(frames) / Double(format.sampleRate)
+    }
+
+    // MARK: AVAudioRecorder's names
+
+    /// AVAudioRecorder's `init(url:settings:)`: a recorder that records to `path` when `record()` is
+    /// called (the container follows the extension, as for `record(to:)`). Capture and metering start
+    /// now, as for `init(format:source:server:…)`.
+    public convenience init(path: String, settings: RecorderSettings = RecorderSettings()) throws(RecorderError) {
+        let format = try StreamFormat(sampleRate: settings.sampleRate, channelCount: settings.numberOfChannels)
+        try self.init(format: format, source: settings.source, server: settings.server,
+                      maximumPreRoll: settings.maximumPreRoll)
+        avState.withLock { $0.path = path }
+    }
+
+    /// The file `record()` records to (AVAudioRecorder's `url`): the path given to `init(path:settings:)`,
+    /// else that of the recording in progress or of the last one; nil before any.
+    public var path: String? {
+        if let path = avState.withLock({ $0.path }) { return path }
+        return delivery.control.withLock { $0.recordingPath ?? $0.lastSummary?.path }
+    }
+
+    /// Why the last `prepareToRecord()`, `record()`, `record(forDuration:)`, `record(atTime:)` or
+    /// `deleteRecording()` returned false (AVAudioRecorder's calls say only false; the one-line error
+    /// is kept here); nil after one that succeeded.
+    public var lastError: RecorderError? { avState.withLock { $0.lastError } }
+
+    /// AVAudioRecorder's `prepareToRecord()`: capture already runs from creation, so this checks that
+    /// `path` is set and that its directory exists and is writable. The file itself is created by
+    /// `record()`.
+    @discardableResult
+    public func prepareToRecord() -> Bool {
+        avCall { () throws(RecorderError) in
+            let path = try avPath("prepare to record")
+            let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+            guard access(directory.isEmpty ? "/" : directory, W_OK | X_OK) == 0 else {
+                throw RecorderError(.cannotCreateFile,
+                    "cannot record to '\(path)': \(String(cString: strerror(errno))) (its directory '\(directory)'); "
+                    + "choose a directory that exists and that you may write to")
+            }
+        }
+    }
+
+    /// AVAudioRecorder's `record()`: starts recording to `path`, replacing a file there (as
+    /// AVAudioRecorder does), or resumes a paused recording. True if recording now.
+    ///
+    /// Threads: any, as `record(to:)`.
+    @discardableResult
+    public func record() -> Bool {
+        avCall { () throws(RecorderError) in
+            if isPaused { resume(); return }
+            if isRecording { return }
+            try record(to: try avPath("record"), overwrite: true)
+        }
+    }
+
+    /// AVAudioRecorder's `record(forDuration:)`: records exactly `duration` seconds to `path`, then
+    /// closes the file by itself.
+    @discardableResult
+    public func record(forDuration duration: Double) -> Bool {
+        avCall { () throws(RecorderError) in
+            try record(to: try avPath("record"), duration: duration, overwrite: true)
+        }
+    }
+
+    /// AVAudioRecorder's `record(atTime:)`: records to `path` from the frame captured at `time`, in
+    /// `deviceCurrentTime`'s seconds (see `record(to:startingAt:)` for its precision).
+    @discardableResult
+    public func record(atTime time: Double) -> Bool {
+        avCall { () throws(RecorderError) in
+            try record(to: try avPath("record"), overwrite: true, startingAt: time)
+        }
+    }
+
+    /// AVAudioRecorder's `record(atTime:forDuration:)`: `duration` seconds from the frame captured at `time`.
+    @discardableResult
+    public func record(atTime time: Double, forDuration duration: Double) -> Bool {
+        avCall { () throws(RecorderError) in
+            guard let frames = format.frames(seconds: duration) else {
+                throw RecorderError(.invalidFormat,
+                    "invalid duration \(duration) s: use 0 to \(Int64(format.maxSeconds)) seconds at \(format.sampleRate) Hz")
+            }
+            try record(to: try avPath("record"), overwrite: true, frameLimit: frames, startingAt: time)
+        }
+    }
+
+    /// AVAudioRecorder's `deleteRecording()`: removes the recorded file (and the numbered files a
+    /// split recording went on in). False while recording (stop it first, as AVAudioRecorder asks) or
+    /// if a file could not be removed.
+    @discardableResult
+    public func deleteRecording() -> Bool {
+        avCall { () throws(RecorderError) in
+            let path = try avPath("delete the recording")
+            if isRecording {
+                throw RecorderError(.invalidState,
+                    "cannot delete '\(path)' while it is being recorded; call stopRecording() first")
+            }
+            let last = delivery.control.withLock { $0.lastSummary }
+            let files = last?.path == path ? last?.files ?? [path] : [path]
+            for file in files where unlink(file) != 0 && errno != ENOENT {
+                throw RecorderError(.cannotCreateFile,
+                    "cannot delete '\(file)': \(String(cString: strerror(errno))); check the directory's permissions")
+            }
+        }
+    }
+
+    /// The current time of the clock `record(atTime:)` takes (CLOCK_MONOTONIC, seconds), as
+    /// AVAudioRecorder's `deviceCurrentTime`; the same clock as `Player.deviceCurrentTime`.
+    public var deviceCurrentTime: Double { Double(monotonicNanoseconds()) / 1e9 }
+
+    /// Whether `updateMeters()` takes readings (AVAudioRecorder's `isMeteringEnabled`); off by default,
+    /// when `peakPower(forChannel:)` and `averagePower(forChannel:)` read −160. (`getPeakPower()`,
+    /// the level streams and the standard meters always run.)
+    public var isMeteringEnabled: Bool {
+        get { metering.isEnabled }
+        set { metering.isEnabled = newValue }
+    }
+
+    /// Takes the levels of the latest buffer captured, for `peakPower(forChannel:)` and
+    /// `averagePower(forChannel:)` to return until the next call (AVAudioRecorder's `updateMeters()`).
+    public func updateMeters() { metering.update(from: delivery.readout) }
+
+    /// Sample peak of `channel` (from 0) as of `updateMeters()`, in dBFS: 0 full scale, −160 silence,
+    /// a channel that does not exist, or metering not enabled.
+    public func peakPower(forChannel channel: Int) -> Float { metering.peakPower(channel) }
+
+    /// RMS of `channel` as of `updateMeters()`, in dBFS (a full-scale sine reads −3.01); −160 as for
+    /// `peakPower(forChannel:)`.
+    public func averagePower(forChannel channel: Int) -> Float { metering.averagePower(channel) }
+
+    private func avPath(_ action: String) throws(RecorderError) -> String {
+        guard let path = self.path else {
+            throw RecorderError(.invalidState,
+                "cannot \(action): no file was given; create the recorder with init(path:settings:) or call record(to:)")
+        }
+        return path
+    }
+
+    /// Runs an AVAudioRecorder-style call: true if it succeeded; else false, its error in `lastError`.
+    private func avCall(_ body: () throws(RecorderError) -> Void) -> Bool {
+        do {
+            try body()
+            avState.withLock { $0.lastError = nil }
+            return true
+        } catch {
+            avState.withLock { $0.lastError = error }
+            return false
+        }
     }
 
     /// Writes every frame captured so far, finalizes the header and closes the file; capture and

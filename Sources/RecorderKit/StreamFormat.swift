@@ -66,3 +66,27 @@ public struct StreamFormat: Hashable, Sendable {
         return product / 1000 + (product % 1000 >= 500 ? 1 : 0)
     }
 }
+
+/// AVAudioRecorder's settings dictionary, typed: what `Recorder(path:settings:)` records. The file
+/// type follows the path's extension; samples are 16-bit.
+public struct RecorderSettings: Sendable, Hashable {
+    /// AVSampleRateKey: frames per second (as `StreamFormat` takes them).
+    public var sampleRate: Int
+    /// AVNumberOfChannelsKey: 1…32.
+    public var numberOfChannels: Int
+    /// The source to record (nil: the server's default).
+    public var source: String?
+    /// The server address (nil: libpulse's usual lookup, honouring `PULSE_SERVER`).
+    public var server: String?
+    /// Seconds of audio kept so that a take may begin before it is started (see `Recorder.init`).
+    public var maximumPreRoll: Double
+
+    public init(sampleRate: Int = 44_100, numberOfChannels: Int = 1, source: String? = nil,
+                server: String? = nil, maximumPreRoll: Double = 0) {
+        self.sampleRate = sampleRate
+        self.numberOfChannels = numberOfChannels
+        self.source = source
+        self.server = server
+        self.maximumPreRoll = maximumPreRoll
+    }
+}

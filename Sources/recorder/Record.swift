@@ -30,8 +30,24 @@ struct Record: AsyncParsableCommand {
     @Option(name: .customLong("max-file-size"), help: "Split the recording: no file larger than this many bytes (suffix k, M or G: KiB, MiB, GiB). AIFF and WAV files are split at 4 GiB anyway.")
     var maxFileSize: String?
 
+    @Option(name: .customLong("start-at"), help: ArgumentHelp(
+        "Begin the take with the frame captured at this time: +SECONDS from now, or a clock time today, HH:MM or HH:MM:SS. Capture and the levels run meanwhile.",
+        valueName: "time"))
+    var startAt: String?
+
+    @Option(name: .customLong("pre-roll"), help: ArgumentHelp(
+        "Begin the take this many seconds (0 to 60) before it starts: with --start-at, the seconds before that time; without, at most what was captured since the program started.",
+        valueName: "seconds"))
+    var preRoll: Double = 0
+
     func validate() throws {
         try display.validate(with: capture)
+        if let startAt, StartTime(startAt) == nil {
+            throw ValidationError("invalid --start-at '\(startAt)': use +SECONDS (e.g. +10) or a clock time today, HH:MM or HH:MM:SS")
+        }
+        if !(preRoll.isFinite && (0...60).contains(preRoll)) {
+            throw ValidationError("invalid --pre-roll \(preRoll): use 0 to 60 seconds")
+        }
         if FileType(path: output) == nil {
             throw ValidationError("cannot tell the file type of '\(output)': end the name in .aiff, .aif, .wav, .caf or .flac")
         }
@@ -64,7 +80,15 @@ struct Record: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let recorder = try capture.startRecorder()
+        let recorder = try capture.startRecorder(maximumPreRoll: preRoll)
+        var startTime: Double?
+        if let startAt, let start = StartTime(startAt) {
+            guard let seconds = start.secondsFromNow() else {
+                await recorder.stop()
+                throw ValidationError("--start-at \(startAt) has passed today; give a time to come")
+            }
+            startTime = recorder.deviceCurrentTime + seconds
+        }
         let channels = capture.channels
         let drawing = LiveOutput.stderrIsTerminal && !quiet
         let live = LiveOutput(channelCount: channels, display: drawing, json: levelsJSON, path: output,
@@ -81,6 +105,7 @@ struct Record: AsyncParsableCommand {
         let fileStart: Int64
         do {
             fileStart = try recorder.record(to: output, overwrite: force, frameLimit: limit,
+                                            preRoll: preRoll, startingAt: startTime,
                                             maxFramesPerFile: maxFileTime.flatMap(frames),
                                             maxBytesPerFile: maxFileSize.flatMap(Self.bytes))
         } catch {
@@ -157,3 +182,40 @@ private func gapReason(_ reason: RecordingGap.Reason) -> String {
     case .systemSleep: "machine asleep"
     }
 }
+
+/// `--start-at`: "+SECONDS" from now, or a clock time today ("HH:MM", "HH:MM:SS", local time).
+struct StartTime {
+    private enum Kind { case delay(Double), clock(Int) }
+    private let kind: Kind
+
+    init?(_ text: String) {
+        if text.hasPrefix("+") {
+            guard let seconds = Double(text.dropFirst()), seconds.isFinite, (0...86_400).contains(seconds) else { return nil }
+            kind = .delay(seconds)
+            return
+        }
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
+        guard (2...3).contains(parts.count), parts.allSatisfy({ $0 != nil }) else { return nil }
+        let (hour, minute, second) = (parts[0]!, parts[1]!, parts.count == 3 ? parts[2]! : 0)
+        guard (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second) else { return nil }
+        kind = .clock(hour * 3600 + minute * 60 + second)
+    }
+
+    /// Seconds from now until the time (nil if a clock time today has passed).
+    func secondsFromNow() -> Double? {
+        switch kind {
+        case .delay(let seconds):
+            return seconds
+        case .clock(let secondOfDay):
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            var seconds = now.tv_sec
+            var local = tm()
+            localtime_r(&seconds, &local)
+            let today = Double(Int(local.tm_hour) * 3600 + Int(local.tm_min) * 60 + Int(local.tm_sec)) + Double(now.tv_nsec) / 1e9
+            let ahead = Double(secondOfDay) - today
+            return ahead >= 0 ? ahead : nil
+        }
+    }
+}
+

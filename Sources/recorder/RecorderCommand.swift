@@ -150,12 +150,13 @@ struct CaptureOptions: ParsableArguments {
     }
 
     /// Connects and starts capturing, or reports the error and exits with its status.
-    func startRecorder() throws -> Recorder {
+    func startRecorder(maximumPreRoll: Double = 0) throws -> Recorder {
         do {
             return try Recorder(format: try StreamFormat(sampleRate: rate, channelCount: channels),
                                 source: source, server: server,
                                 maxQueueDuration: queueLimit.map { Int(($0 * 1000).rounded()) },
-                                reconnectTimeout: reconnect ? reconnectTimeout : nil)
+                                reconnectTimeout: reconnect ? reconnectTimeout : nil,
+                                maximumPreRoll: maximumPreRoll)
         } catch {
             throw fail(error)
         }

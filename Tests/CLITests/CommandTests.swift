@@ -101,7 +101,34 @@ struct CommandTests {
         "--channels": [],
         "--target": ["0", "-1"],
         "--vu-reference": ["0", "-1"],
+        "--pre-roll": ["0", "1e-9"],
+        "--start-at": [],
     ]
+
+    /// `--start-at +1 --pre-roll 0.5 --duration 0.8`: the take waits for its time, begins half a second
+    /// before it and holds 0.8 s in all (the duration is the file's length, pre-roll included); a clock
+    /// time that has passed, or is no time, is a one-line usage error.
+    @Test func startAtWaitsForItsTimeAndThePreRollReachesBackFromIt() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let path = directory + "/later.aiff"
+            let began = monotonicSeconds()
+            let result = try await recorder(["record", path, "--start-at", "+1", "--pre-roll", "0.5", "--duration", "0.8",
+                                             "--source", PrivateServer.monoSink + ".monitor", "--quiet"], server: server)
+            let elapsed = monotonicSeconds() - began
+            #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
+            #expect(elapsed >= 1.3, "ended \(elapsed) s after it was started")
+            #expect(try readSoundFile(path).frames == 35_280)
+            for (value, message) in [("00:00:00", "recorder: --start-at 00:00:00 has passed today; give a time to come"),
+                                     ("25:00", "recorder: invalid --start-at '25:00': use +SECONDS (e.g. +10) or a clock time today, HH:MM or HH:MM:SS"),
+                                     ("+1e15", "recorder: invalid --start-at '+1e15': use +SECONDS (e.g. +10) or a clock time today, HH:MM or HH:MM:SS")] {
+                let refused = try await recorder(["record", directory + "/x.aiff", "--start-at", value], server: server)
+                #expect(refused.status == 64)
+                #expect(refused.stderr.hasPrefix(message), "\(refused.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: directory + "/x.aiff"))
+            }
+        }
+    }
 
     @Test(arguments: hostileTaken.keys.sorted())
     func hostileNumbersAreRefusedInOneLineOrTakenNeverATrap(option: String) async throws {
@@ -113,7 +140,8 @@ struct CommandTests {
             // for a value that is not an integer ("the value '1e15' is invalid for '--rate <rate>'").
             let named = ["--duration": "duration", "--max-file-time": "max-file-time", "--max-file-size": "max-file-size",
                          "--reconnect-timeout": "reconnect timeout", "--queue-limit": "queue-limit", "--rate": "rate",
-                         "--channels": "channel", "--target": "target", "--vu-reference": "vu-reference"][option]!
+                         "--channels": "channel", "--target": "target", "--vu-reference": "vu-reference",
+                         "--pre-roll": "pre-roll", "--start-at": "start-at"][option]!
             var runs: [(value: String, arguments: [String])] = []
             for value in values {
                 let bounded = option == "--duration" ? [] : ["--duration", "0.05"]
@@ -121,7 +149,7 @@ struct CommandTests {
                 let meter = option == "--target" ? ["--meter", "loudness"] : option == "--vu-reference" ? ["--meter", "vu"] : []
                 runs.append((value, ["record", directory + "/\(runs.count).aiff", "--source", PrivateServer.sineSource,
                                      "--quiet", "\(option)=\(value)"] + bounded + meter))
-                if !["--max-file-time", "--max-file-size"].contains(option) {
+                if !["--max-file-time", "--max-file-size", "--pre-roll", "--start-at"].contains(option) {
                     runs.append((value, ["meter", "--source", PrivateServer.sineSource, "\(option)=\(value)"] + bounded + meter))
                 }
             }

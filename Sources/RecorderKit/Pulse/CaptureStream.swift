@@ -60,6 +60,10 @@ final class CaptureStream: @unchecked Sendable {
     private var watchOperation: OpaquePointer?
     /// The source resumed; reported after the next answer has placed the suspension's silence.
     private var resumeToReport = false
+    /// At the last read callback: the timeline frame up to which data had arrived, and when
+    /// (CLOCK_MONOTONIC ns). The frame captured at a given time is reckoned from it.
+    private var arrivalFrame: Int64 = 0
+    private var arrivalTime: Int64 = 0
 
     /// Frames lost in capture since the start (written as silence).
     let droppedFrames: FrameCounter
@@ -208,7 +212,10 @@ final class CaptureStream: @unchecked Sendable {
         }, me)
         pa_stream_set_read_callback(stream, { stream, _, userdata in
             let capture = Unmanaged<CaptureStream>.fromOpaque(userdata!).takeUnretainedValue()
-            capture.lastDataAt.store(monotonicNanoseconds(), ordering: .relaxed)
+            let now = monotonicNanoseconds()
+            capture.lastDataAt.store(now, ordering: .relaxed)
+            capture.arrivalFrame = capture.arrivedFrames
+            capture.arrivalTime = now
             capture.readAvailable(stream!)
             if capture.drainWaiting { capture.dataReady.post() }
         }, me)
@@ -304,6 +311,15 @@ final class CaptureStream: @unchecked Sendable {
     var arrivedFrames: Int64 {
         let queued = link.map { Int64(pa_stream_readable_size($0.stream)) - Int64(fragmentOffset) } ?? 0
         return (Int64(filler.timelineFrames) * Int64(format.bytesPerFrame) + queued) / Int64(format.bytesPerFrame)
+    }
+
+    /// The timeline frame captured at `time` (CLOCK_MONOTONIC ns): reckoned at the sample rate from
+    /// the last arrival of data, whose last frame was captured just before it was sent (a fragment
+    /// arrives when it is full), so within the source's latency plus a fragment's scheduling. Before
+    /// any data has arrived, from the capture position now. Call within `withLock`.
+    func frameCaptured(at time: Int64) -> Int64 {
+        let (frame, when) = arrivalTime > 0 ? (arrivalFrame, arrivalTime) : (filler.framePosition, monotonicNanoseconds())
+        return frame + Int64((Double(time - when) * Double(format.sampleRate) / 1e9).rounded())
     }
 
     // MARK: Draining at a stop (AudioQueueFlush)
