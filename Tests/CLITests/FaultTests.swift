@@ -181,7 +181,9 @@ struct FaultCommandTests {
             let events = try eventLines(output.joined(separator: "\n"))
             // PipeWire does not suspend a node a stream is using, and sends no suspend (see the API test).
             let suspension = server.kind == .pulseaudio ? ["suspended", "resumed"] : []
-            #expect(events.map(\.event) == ["moved"] + suspension + ["moved"])
+            // A suspension long enough to measure (pactl is slow beside a hundred other tests: CI saw
+            // two) is also written as silence and reported as a gap; the order of the rest is fixed.
+            #expect(events.map(\.event).filter { $0 != "gap" } == ["moved"] + suspension + ["moved"], "\(events.map(\.event))")
             #expect(events.first?.source == PrivateServer.stereoSink + ".monitor" && events.last?.source == monitor)
             #expect(stderr.contains("the stream was moved to source '\(PrivateServer.stereoSink).monitor'"))
             #expect(stderr.contains("the stream was moved to source '\(monitor)'"))
