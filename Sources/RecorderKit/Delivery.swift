@@ -26,6 +26,8 @@ final class FileSession: @unchecked Sendable {
     var totals: LevelTotals
     /// Which recording of the recorder this is (1, 2, …), to match stops and waits with it.
     var number = 0
+    /// The markers of the files closed so far, in order.
+    private(set) var markers: [RecordingMarker] = []
 
     init(writer: SoundFileWriter, format: StreamFormat, overwrite: Bool, startFrame: Int64,
          maxFramesPerFile: Int64?, maxBytesPerFile: Int64?) {
@@ -50,16 +52,18 @@ final class FileSession: @unchecked Sendable {
         return limit
     }
 
-    /// Writes whole frames, moving on to the next numbered file at each file's limit. Calls
-    /// `started` with each new file's path and the offset (in frames) of its first frame in `bytes`.
-    func write(_ bytes: UnsafeRawBufferPointer, started: (String, Int) -> Void) throws(RecorderError) {
+    /// Writes whole frames, moving on to the next numbered file at each file's limit (the closed file
+    /// gets its `markers`). Calls `started` with each new file's path and the offset (in frames) of its
+    /// first frame in `bytes`.
+    func write(_ bytes: UnsafeRawBufferPointer, markers: [PendingMarker],
+               started: (String, Int) -> Void) throws(RecorderError) {
         let bytesPerFrame = format.bytesPerFrame
         var offset = 0
         while offset < bytes.count {
             let room = Self.limit(of: writer, maxFrames: maxFramesPerFile, maxBytes: maxBytesPerFile,
                                   bytesPerFrame: bytesPerFrame) - writer.framesWritten
             if room <= 0 {
-                try nextFile()
+                try nextFile(markers: markers)
                 started(writer.path, offset / bytesPerFrame)
                 continue
             }
@@ -71,14 +75,30 @@ final class FileSession: @unchecked Sendable {
         }
     }
 
-    private func nextFile() throws(RecorderError) {
+    private func nextFile(markers: [PendingMarker]) throws(RecorderError) {
         let path = FileType.numberedPath(files[0], files.count + 1)
         let next = try SoundFileWriter(path: path, format: format, overwrite: overwrite,
                                        maxFramesPerWrite: writer.maxFramesPerWrite)
-        writer.close()
+        closeFile(markers: markers, last: false)
         framesBefore += writer.framesWritten
         writer = next
         files.append(path)
+    }
+
+    /// Closes the current file with the markers that fall in it: from its first frame up to, not
+    /// including, the next file's first frame; the last file also takes those at (or, clamped, past)
+    /// its end. Markers are added in frame order, and all of a file's are known when it is closed: each
+    /// was added before the frame after it was captured.
+    func closeFile(markers: [PendingMarker], last: Bool) {
+        let end = framesBefore + writer.framesWritten
+        let mine = markers.filter { $0.position >= framesBefore && ($0.position < end || last) }
+        let frames = mine.map { (frame: min($0.position, end) - framesBefore, label: $0.label) }
+        let stored = writer.close(markers: frames) && (writer.fileType == .aiff || writer.fileType == .wav)
+        for (marker, placed) in zip(mine, frames) {
+            self.markers.append(RecordingMarker(label: marker.label, startFrame: framesBefore + placed.frame,
+                                                path: writer.path, fileFrame: placed.frame,
+                                                isStoredInFile: stored, sampleRate: format.sampleRate))
+        }
     }
 }
 
@@ -92,6 +112,8 @@ struct ControlState {
     var recordingStart: Int64 = 0
     /// The current recording's pauses, in order; the last one is open while paused.
     var pauses: [PauseSpan] = []
+    /// The current recording's markers, in order.
+    var markers: [PendingMarker] = []
     /// While paused with a frame limit: the frames the recording still had to take when it paused.
     var remainingAtPause: Int64?
     /// Path of the recording in progress (pending or active), nil when not recording.
@@ -114,6 +136,13 @@ struct ControlState {
     var lastSummary: RecordingSummary? { summaries.last?.summary }
 
     var isPaused: Bool { recordingPath != nil && pauses.last.map { $0.to == nil } == true }
+}
+
+/// A marker asked for by `addMarker(_:)`: where in the recording (frames from its first frame, paused
+/// frames left out: final when it is added, as every pause before it is).
+struct PendingMarker: Sendable {
+    var position: Int64
+    var label: String
 }
 
 /// Captured frames left out of a recording by `pause()` … `resume()`, in recorder frames.
@@ -493,9 +522,9 @@ final class Delivery: Sendable {
         }) else { return }
         state.session = session
         guard session.startFrame < state.position, let preRoll else { return }
-        let (sessionEnd, pauses) = control.withLock { ($0.endFrame, $0.pauses) }
+        let (sessionEnd, pauses, markers) = control.withLock { ($0.endFrame, $0.pauses, $0.markers) }
         preRoll.forEachPart(of: session.startFrame..<state.position) { bytes, frames in
-            write(bytes, startFrame: frames.lowerBound, to: session, end: sessionEnd, pauses: pauses)
+            write(bytes, startFrame: frames.lowerBound, to: session, end: sessionEnd, pauses: pauses, markers: markers)
         }
     }
 
@@ -639,7 +668,7 @@ final class Delivery: Sendable {
         let frameCount = byteCount / format.bytesPerFrame
         let bytes = UnsafeRawBufferPointer(start: pool.bytes(of: index), count: byteCount)
         let endFrame = startFrame + Int64(frameCount)
-        let (sessionEnd, pauses) = control.withLock { ($0.endFrame, $0.pauses) }
+        let (sessionEnd, pauses, markers) = control.withLock { ($0.endFrame, $0.pauses, $0.markers) }
         // Every notice about this buffer's frames was queued before the buffer: a loss that ends inside
         // it is over.
         reportNotices(endFrame: sessionEnd)
@@ -649,7 +678,7 @@ final class Delivery: Sendable {
         // The file before the readings and the handler: a handler that stops the recording has its buffer
         // in the file, and a reader that sees a failed write's buffer already sees the recording ended.
         if let session = state.session {
-            _ = write(bytes, startFrame: startFrame, to: session, end: sessionEnd, pauses: pauses)
+            _ = write(bytes, startFrame: startFrame, to: session, end: sessionEnd, pauses: pauses, markers: markers)
         }
         preRoll?.append(bytes, startFrame: startFrame)
         state.position = endFrame
@@ -665,7 +694,7 @@ final class Delivery: Sendable {
     /// `end`, paused frames left out, so the parts around a pause join without a frame lost or
     /// repeated. Returns false if the write failed (the recording is then finished with the error).
     private func write(_ bytes: UnsafeRawBufferPointer, startFrame: Int64, to session: FileSession,
-                       end: Int64?, pauses: [PauseSpan]) -> Bool {
+                       end: Int64?, pauses: [PauseSpan], markers: [PendingMarker]) -> Bool {
         let bytesPerFrame = format.bytesPerFrame
         let from = max(startFrame, session.startFrame)
         let to = min(startFrame + Int64(bytes.count / bytesPerFrame), end ?? Int64.max)
@@ -675,7 +704,7 @@ final class Delivery: Sendable {
             let slice = UnsafeRawBufferPointer(rebasing: bytes[
                 Int(part.lowerBound - startFrame) * bytesPerFrame ..< Int(part.upperBound - startFrame) * bytesPerFrame])
             do throws(RecorderError) {
-                try session.write(slice) { path, offset in
+                try session.write(slice, markers: markers) { path, offset in
                     events.yield(.fileStarted(path: path, atFrame: part.lowerBound + Int64(offset)))
                 }
                 return true
@@ -699,23 +728,25 @@ final class Delivery: Sendable {
             state.drainDeadline = nil
             capture.withLock { capture.endDrain() }
         }
-        session.writer.close()
-        // The joins in the file: pauses that were resumed before the file's end.
-        let pauses = control.withLock { $0.pauses }
+        let (pauses, markers) = control.withLock { ($0.pauses, $0.markers) }
+        session.closeFile(markers: markers, last: true)
+        // The joins in the file: pauses that were resumed, up to the file's end.
         let joins = pauses.compactMap { span -> RecordingPause? in
             guard let to = span.to else { return nil }
             let fileFrame = span.from - session.startFrame - pauses.pausedFrames(before: span.from)
-            return fileFrame < session.frameCount
+            return fileFrame <= session.frameCount
                 ? RecordingPause(startFrame: fileFrame, pausedFrames: to - span.from, sampleRate: format.sampleRate) : nil
         }
         let summary = RecordingSummary(path: session.files[0], files: session.files,
                                        fileType: session.writer.fileType, startFrame: session.startFrame,
                                        frameCount: session.frameCount, droppedFrames: session.droppedFrames,
-                                       gaps: session.gaps, pauses: joins, levels: session.totals.levels,
+                                       gaps: session.gaps, pauses: joins, markers: session.markers,
+                                       levels: session.totals.levels,
                                        clippedSamples: session.totals.clippedSamples, error: error)
         changeControl { control in
             control.recordingPath = nil
             control.pauses = []
+            control.markers = []
             control.remainingAtPause = nil
             control.endFrame = nil
             control.stopRequested = false

@@ -81,9 +81,12 @@ public struct RecordingSummary: Sendable, Hashable {
     public let droppedFrames: Int64
     /// Every stretch written as silence (dropped frames, reconnection gaps), in order.
     public let gaps: [RecordingGap]
-    /// Every place where the recording was paused and resumed, in order (a pause still open when the
-    /// recording stopped is where the file ends, and not listed).
+    /// Every place where the recording was paused and resumed, in order, one resumed just before the
+    /// stop (nothing recorded after it) included; a pause still open when the recording stopped is
+    /// where the file ends, and not listed.
     public let pauses: [RecordingPause]
+    /// Every marker dropped with `addMarker(_:)`, in order, with the file it is in.
+    public let markers: [RecordingMarker]
     /// Per channel over the whole file: sample peak and RMS in dBFS (same definition as the meters).
     public let levels: [LevelMeterState]
     /// Per channel: samples at full scale (|s| ≥ 32 767) in the file.
@@ -91,6 +94,34 @@ public struct RecordingSummary: Sendable, Hashable {
     /// Set when the recording ended because of a failure (write error, capture lost); the file holds
     /// everything written before it and is closed with a valid header.
     public let error: RecorderError?
+}
+
+/// A place in a recording marked with `addMarker(_:)`.
+///
+/// AIFF files store markers in their `MARK` chunk and WAV files in a `cue ` chunk with `labl` labels
+/// (read by libsndfile's `SFC_GET_CUE`, sox, Audacity, DAWs); CAF and FLAC files do not store them, and
+/// only this summary and the events list them (`isStoredInFile` false).
+public struct RecordingMarker: Sendable, Hashable {
+    /// The label (control characters replaced by spaces, at most 255 UTF-8 bytes).
+    public let label: String
+    /// Frames from the recording's first frame (across split files, paused frames left out).
+    public let startFrame: Int64
+    /// `startFrame` in seconds.
+    public let start: Double
+    /// The file the marker is in, and its frame in that file.
+    public let path: String
+    public let fileFrame: Int64
+    /// True when the file holds the marker (AIFF and WAV).
+    public let isStoredInFile: Bool
+
+    init(label: String, startFrame: Int64, path: String, fileFrame: Int64, isStoredInFile: Bool, sampleRate: Int) {
+        self.label = label
+        self.startFrame = startFrame
+        start = Double(startFrame) / Double(sampleRate)
+        self.path = path
+        self.fileFrame = fileFrame
+        self.isStoredInFile = isStoredInFile
+    }
 }
 
 /// A join in a recording: `pause()` left `pausedFrames` captured frames out just before `startFrame`.
@@ -138,6 +169,9 @@ public enum RecorderEvent: Sendable, Hashable {
     case recordingPaused(atFrame: Int64)
     /// The recording resumed at `atFrame` after leaving `pausedFrames` frames out.
     case recordingResumed(atFrame: Int64, pausedFrames: Int64)
+    /// `addMarker(_:)` marked recorder frame `atFrame`, which is `recordingFrame` frames into the
+    /// recording (across split files, paused frames left out).
+    case markerAdded(label: String, atFrame: Int64, recordingFrame: Int64)
     /// A recording ended (stopRecording, its duration reached, or a failure: see `error`).
     case recordingFinished(RecordingSummary)
     /// Capture stopped because the stream failed (server gone, source removed).

@@ -211,6 +211,7 @@ public final class Recorder: @unchecked Sendable {
                     control.stopRequested = false
                     control.recordingStart = start
                     control.pauses = []
+                    control.markers = []
                     control.remainingAtPause = nil
                 }
                 return start
@@ -294,6 +295,47 @@ public final class Recorder: @unchecked Sendable {
 
     /// True while the recording is paused.
     public var isPaused: Bool { delivery.control.withLock { $0.isPaused } }
+
+    // MARK: Markers
+
+    /// Marks the frame being captured now in the recording, as a field recorder's marker button: the
+    /// file holds it when it is closed (AIFF `MARK`, WAV `cue ` with a `labl` label; CAF and FLAC
+    /// cannot, see `RecordingMarker.isStoredInFile`), the summary lists it with its file and frame,
+    /// and `.markerAdded` reports it at once. While paused, the marker is at the join; before a timed
+    /// or pre-rolled take has reached its first frame, at the take's start; after the recording's end
+    /// (a stop being carried out), at its end.
+    ///
+    /// Threads: any, the input handler and the stream consumers included; it never waits for the
+    /// delivery thread.
+    /// - Parameter label: the marker's name; empty: "marker N", numbered from 1 in each recording.
+    ///   Control characters become spaces, and it is cut to 255 bytes of UTF-8 (AIFF's limit).
+    /// - Returns: the marker's position in the recording, in frames from its first frame (across split
+    ///   files, paused frames left out).
+    /// - Throws: `.invalidState` when nothing is being recorded, or when the recording already has
+    ///   32 767 markers (the most a file holds).
+    @discardableResult
+    public func addMarker(_ label: String = "") throws(RecorderError) -> Int64 {
+        try capture.withLock { () -> Result<Int64, RecorderError> in
+            delivery.control.withLock { control -> Result<Int64, RecorderError> in
+                guard let path = control.recordingPath else {
+                    return .failure(RecorderError(.invalidState,
+                        "cannot add a marker: nothing is being recorded; call record(to:) first"))
+                }
+                guard control.markers.count < MarkerChunk.maxCount else {
+                    return .failure(RecorderError(.invalidState,
+                        "cannot add a marker to '\(path)': it has \(MarkerChunk.maxCount) markers, the most a file holds"))
+                }
+                // The lock holds the read callback off: the frame is exactly where capture stands.
+                var frame = max(capture.framePosition, control.recordingStart)
+                if let end = control.endFrame { frame = min(frame, max(end, control.recordingStart)) }
+                let position = frame - control.recordingStart - control.pauses.pausedFrames(before: frame)
+                let name = label.isEmpty ? "marker \(control.markers.count + 1)" : MarkerChunk.sanitized(label)
+                control.markers.append(PendingMarker(position: position, label: name))
+                delivery.events.yield(.markerAdded(label: name, atFrame: frame, recordingFrame: position))
+                return .success(position)
+            }
+        }.get()
+    }
 
     /// Seconds recorded into the current recording so far, pauses left out (AVAudioRecorder's
     /// `currentTime`), as of the last buffer delivered; 0 when not recording.

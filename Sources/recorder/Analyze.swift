@@ -47,7 +47,11 @@ struct Analyze: ParsableCommand {
             + "\"nonfinite_samples\": [\(analysis.nonFiniteSamples.map(String.init).joined(separator: ", "))], "
             + "\"missing_frames\": \(analysis.missingFrames), "
             + "\"integrated_lufs\": \(number(analysis.integrated, 2)), \"loudness_range_lu\": \(number(analysis.loudnessRange, 2)), "
-            + "\"max_momentary_lufs\": \(number(analysis.maxMomentary, 2)), \"max_short_term_lufs\": \(number(analysis.maxShortTerm, 2))}"
+            + "\"max_momentary_lufs\": \(number(analysis.maxMomentary, 2)), \"max_short_term_lufs\": \(number(analysis.maxShortTerm, 2)), "
+            + "\"markers\": [" + analysis.markers.map { marker in
+                "{\"frame\": \(marker.frame), \"t\": \(format(Double(marker.frame) / Double(max(analysis.sampleRate, 1)), 3)), "
+                    + "\"label\": \(jsonString(marker.label))}"
+            }.joined(separator: ", ") + "]}"
     }
 
     static func text(_ analysis: FileAnalysis) -> String {
@@ -62,6 +66,11 @@ struct Analyze: ParsableCommand {
                 + "clipped \(analysis.clippedSamples[channel]), DC \(format(analysis.dcOffset[channel], 6))"
                 + (analysis.nonFiniteSamples[channel] > 0
                     ? ", \(analysis.nonFiniteSamples[channel]) NaN/infinite samples left out" : "") + "\n"
+        }
+        if !analysis.markers.isEmpty {
+            text += "  markers: " + analysis.markers.map { marker in
+                clock(Double(marker.frame) / Double(max(analysis.sampleRate, 1))) + " " + marker.label
+            }.joined(separator: ", ") + "\n"
         }
         return text
     }

@@ -14,8 +14,9 @@ struct EventReport: Equatable {
         self.json = json
     }
 
-    /// `start`: the recorder frame the times count from; `source`: the source recorded at first.
-    init?(_ event: RecorderEvent, start: Int64, rate: Int) {
+    /// `start`: the recorder frame the times count from; `pausedBefore`: the frames left out of the
+    /// recording by pauses before the event (for its place in the file, `position_s`).
+    init?(_ event: RecorderEvent, start: Int64, rate: Int, pausedBefore: Int64 = 0) {
         func time(_ frame: Int64) -> Double { Double(frame - start) / Double(rate) }
         func seconds(_ frames: Int64) -> String { format(Double(frames) / Double(rate), 3) }
         func at(_ frame: Int64) -> String { clock(time(frame)) }
@@ -50,11 +51,18 @@ struct EventReport: Equatable {
             message = "continuing in \(path) at \(at(frame))"
             json = line("file", frame, ", \"path\": \(jsonString(path))")
         case .recordingPaused(let frame):
-            message = nil
-            json = line("paused", frame)
+            let position = max(0, frame - start - pausedBefore)
+            message = "paused at \(clock(Double(position) / Double(rate)))"
+            json = line("paused", frame, ", \"position_s\": \(seconds(position))")
         case .recordingResumed(let frame, let paused):
-            message = nil
-            json = line("resumed", frame, ", \"paused_frames\": \(paused), \"paused_s\": \(seconds(paused))")
+            // The join: where the pause began, in the file.
+            let position = max(0, frame - paused - start - pausedBefore)
+            message = "resumed after \(seconds(paused)) s"
+            json = line("unpaused", frame, ", \"position_s\": \(seconds(position)), \"paused_frames\": \(paused), "
+                        + "\"paused_s\": \(seconds(paused))")
+        case .markerAdded(let label, let frame, let position):
+            message = "\(label) at \(clock(Double(position) / Double(rate)))"
+            json = line("marker", frame, ", \"position_s\": \(seconds(position)), \"frame\": \(position), \"label\": \(jsonString(label))")
         case .recordingFinished, .captureFailed:
             return nil
         @unknown default:

@@ -15,8 +15,10 @@ struct DisplayState {
     var bytesWritten: Int64?
     /// The programme's length (play): the clock reads "elapsed / total".
     var total: Double?
-    /// A word after the first line's numbers instead of the size written (play: "paused").
+    /// A word after the first line's numbers and the size written ("paused").
     var status: String?
+    /// Markers dropped so far (record), shown after the status when there are any.
+    var markers = 0
 
     init(channelCount: Int) {
         averages = [Float](repeating: LevelMeterState.silence, count: channelCount)
@@ -114,13 +116,13 @@ enum LevelDisplay {
                 + decibels(loudness?.integrated ?? -.infinity) + " LUFS (target " + decimal(target, width: 0) + ")"
             let second = String(repeating: " ", count: 8) + "LRA " + decibels(loudness?.loudnessRange ?? -.infinity)
                 + " LU  TP " + decibels(peaks.max() ?? -.infinity) + " dBTP"
-            let first = line(prefix: timeText(state, first: true), value: momentary, scale: scale,
-                             numbers: " " + scale.text(momentary) + details, suffix: clipText(state, useColour),
-                             tail: tail(state), width: width, colour: useColour)
-            return [first, String(second.prefix(max(0, width - 1)))]
+            let first = lines([Line(prefix: timeText(state, first: true), value: momentary, scale: scale,
+                                    numbers: " " + scale.text(momentary) + details, suffix: clipText(state, useColour),
+                                    tail: tail(state))], width: width, colour: useColour)
+            return first + [String(second.prefix(max(0, width - 1)))]
         }
         let channels = state.values.count
-        return (0..<channels).map { channel in
+        return lines((0..<channels).map { channel in
             let value = MeterScale.scaled(state.values[channel], kind: meter)
             var numbers = " " + scale.text(value)
             var barValue = value
@@ -128,38 +130,57 @@ enum LevelDisplay {
                 barValue = Double(state.peaks[channel])
                 numbers = " pk " + decibels(state.peaks[channel]) + numbers + " clips \(state.clipEvents[channel])"
             }
-            return line(prefix: timeText(state, first: channel == 0) + label(channel, of: channels),
+            return Line(prefix: timeText(state, first: channel == 0) + label(channel, of: channels),
                         value: barValue, hold: meter == .peak ? value : nil, scale: scale, numbers: numbers,
-                        suffix: clipText(state, useColour), tail: channel == 0 ? tail(state) : "",
-                        width: width, colour: useColour)
-        }
+                        suffix: clipText(state, useColour), tail: channel == 0 ? tail(state) : "")
+        }, width: width, colour: useColour)
     }
 
     private static func renderDefault(_ state: DisplayState, width: Int, colour useColour: Bool) -> [String] {
         let channels = state.averages.count
         let scale = MeterScale(low: Double(floor), high: 0, mark: nil) { _ in "" }
-        return (0..<channels).map { channel in
+        return lines((0..<channels).map { channel in
             let average = state.averages[channel]
             let numbers = " avg \(decibels(average)) pk \(decibels(state.peaks[channel])) dBFS"
-            return line(prefix: timeText(state, first: channel == 0) + label(channel, of: channels),
+            return Line(prefix: timeText(state, first: channel == 0) + label(channel, of: channels),
                         value: Double(average), hold: state.values[channel], scale: scale, numbers: numbers,
                         suffix: clipText(state, useColour), tail: channel == 0 ? tail(state) : "",
-                        width: width, colour: useColour, zone: colour(average))
-        }
+                        zone: colour(average))
+        }, width: width, colour: useColour)
     }
 
-    /// prefix [bar] numbers suffix tail; the tail goes first, then the bar, when the width is short.
-    private static func line(prefix: String, value: Double, hold: Double? = nil, scale: MeterScale,
-                             numbers: String, suffix: (plain: String, shown: String), tail: String, width: Int,
-                             colour useColour: Bool, zone: String? = nil) -> String {
-        let fixed = prefix + " []" + numbers + suffix.plain
-        var tail = tail
-        if width - 1 - (fixed.count + tail.count) < 10 { tail = "" }
-        let barWidth = width - 1 - (fixed.count + tail.count)
-        guard barWidth >= 10 else { return String((prefix + numbers).prefix(max(0, width - 1 - suffix.plain.count))) + suffix.shown }
-        let bar = drawBar(value: value, hold: hold, scale: scale, width: barWidth,
-                          colour: useColour ? zone ?? colour(value, scale: scale) : nil)
-        return prefix + " [" + bar + "]" + numbers + suffix.shown + tail
+    /// One line of the readout: prefix [bar] numbers suffix tail.
+    private struct Line {
+        var prefix: String
+        var value: Double
+        var hold: Double? = nil
+        var scale: MeterScale
+        var numbers: String
+        var suffix: (plain: String, shown: String)
+        var tail: String
+        var zone: String? = nil
+
+        /// Everything but the bar, as it counts on screen.
+        var fixedCount: Int { prefix.count + 3 + numbers.count + suffix.plain.count }
+    }
+
+    /// Draws `lines` with one bar width for all, so the channels' bars share one scale: the widest
+    /// line's text decides it. The tail (on the first line) goes first, then the bars, when the width is short.
+    private static func lines(_ lines: [Line], width: Int, colour useColour: Bool) -> [String] {
+        var lines = lines
+        func widest() -> Int { lines.map { $0.fixedCount + $0.tail.count }.max() ?? 0 }
+        if width - 1 - widest() < 10 {
+            for index in lines.indices { lines[index].tail = "" }
+        }
+        let barWidth = width - 1 - widest()
+        return lines.map { line in
+            guard barWidth >= 10 else {
+                return String((line.prefix + line.numbers).prefix(max(0, width - 1 - line.suffix.plain.count))) + line.suffix.shown
+            }
+            let bar = drawBar(value: line.value, hold: line.hold, scale: line.scale, width: barWidth,
+                              colour: useColour ? line.zone ?? colour(line.value, scale: line.scale) : nil)
+            return line.prefix + " [" + bar + "]" + line.numbers + line.suffix.shown + line.tail
+        }
     }
 
     private static func clipText(_ state: DisplayState, _ useColour: Bool) -> (plain: String, shown: String) {
@@ -168,8 +189,10 @@ enum LevelDisplay {
     }
 
     private static func tail(_ state: DisplayState) -> String {
-        if let status = state.status { return " " + status }
-        return state.bytesWritten.map { " " + bytes($0) } ?? ""
+        var tail = state.bytesWritten.map { " " + bytes($0) } ?? ""
+        if let status = state.status { tail += " " + status }
+        if state.markers > 0 { tail += " \(state.markers) marker" + (state.markers == 1 ? "" : "s") }
+        return tail
     }
 
     /// "01:03.4", or "01:03.4 / 03:20.0" with a total; blanks of the same width on the other lines.

@@ -20,6 +20,8 @@ final class LiveOutput: Sendable {
     private let lastDraw = Locked<ContinuousClock.Instant?>(nil)
     /// Held while writing to the terminal, so a drawing and an event line never interleave.
     private let terminal = Locked(())
+    /// A line under the readout naming the keys (when they are read).
+    private let hint = Locked<String?>(nil)
 
     /// `meter` nil is the default view (average and peak); `target` is the loudness scale's mark.
     init(channelCount: Int, display: Bool, json: Bool, path: String?, meter: MeterKind? = nil, target: Double = -23) {
@@ -36,9 +38,10 @@ final class LiveOutput: Sendable {
     /// True when stderr is a terminal: the only case with a live readout.
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 
-    /// Takes one reading: `frames` frames so far, `time` seconds so far.
-    func take(_ reading: MeterReading, frames: Int64, time: Double) {
-        state.withLock { $0.take(reading, at: time) }
+    /// Takes one reading: `frames` frames so far, `time` seconds so far (the JSON's), `clock` the time
+    /// the readout shows (default `time`; record: the file's length, pauses left out).
+    func take(_ reading: MeterReading, frames: Int64, time: Double, clock: Double? = nil) {
+        state.withLock { $0.take(reading, at: clock ?? time) }
         lastTime.withLock { $0 = time }
         if drawing {
             let now = ContinuousClock.now
@@ -126,6 +129,17 @@ final class LiveOutput: Sendable {
         if drawing { draw() }
     }
 
+    /// Counts a marker in the readout.
+    func addMarker() {
+        state.withLock { $0.markers += 1 }
+        if drawing { draw() }
+    }
+
+    /// Shows `text` under the readout from now on (the keys).
+    func setHint(_ text: String?) {
+        hint.withLock { $0 = text }
+    }
+
     /// Draws the first (empty) readout at once, so the line is there before the first buffer.
     func start() {
         if drawing { draw() }
@@ -134,6 +148,7 @@ final class LiveOutput: Sendable {
     /// Draws the last state and leaves the cursor on a new line.
     func finish() async {
         guard drawing else { return }
+        hint.withLock { $0 = nil }  // the keys are over
         draw()
         writeError("\n")
     }
@@ -148,7 +163,9 @@ final class LiveOutput: Sendable {
             var status = stat()
             if stat(path, &status) == 0 { current.bytesWritten = Int64(status.st_size) }
         }
-        let lines = LevelDisplay.render(current, width: Self.terminalWidth(), colour: colour, meter: meter, target: target)
+        let width = Self.terminalWidth()
+        var lines = LevelDisplay.render(current, width: width, colour: colour, meter: meter, target: target)
+        if let hint = hint.withLock({ $0 }) { lines.append(String(hint.prefix(max(0, width - 1)))) }
         let previous = linesDrawn.withLock { count in
             defer { count = lines.count }
             return count
@@ -157,7 +174,8 @@ final class LiveOutput: Sendable {
         // The cursor is left at column 0, so a "^C" the terminal echoes lands inside the line (and is
         // drawn over) instead of wrapping a full-width line onto the next one.
         var text = previous > 1 ? "\u{1B}[\(previous - 1)A" : ""
-        text += lines.map { "\r" + $0 + "\u{1B}[K" }.joined(separator: "\n") + "\r"
+        // A drawing with fewer lines than the last (the hint gone) clears what is left below it.
+        text += lines.map { "\r" + $0 + "\u{1B}[K" }.joined(separator: "\n") + "\u{1B}[J\r"
         writeError(text)
     }
 

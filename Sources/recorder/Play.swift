@@ -81,13 +81,21 @@ struct Play: AsyncParsableCommand {
         if StopRequests.shared.isStopping { session.quit() }
         standardOutput.goLive { _ in session.quit() }
         standardError.goLive()
-        let keys = LiveOutput.stderrIsTerminal && !quiet ? KeyReader.start(session) : nil
+        let keys = LiveOutput.stderrIsTerminal && !quiet ? KeyReader.start { key in
+            switch key {
+            case .space: session.togglePause()
+            case .quit: session.quit()
+            case .right: session.seek(by: 5)
+            case .left: session.seek(by: -5)
+            case .marker: break
+            }
+        } : nil
         defer { keys?.restore() }
         var failure: RecorderError?
         for player in players {
             if session.isQuitting { break }
             do throws(RecorderError) {
-                try await play(player, session: session)
+                try await play(player, session: session, keys: keys != nil)
             } catch {
                 failure = error
                 await player.close()
@@ -101,7 +109,7 @@ struct Play: AsyncParsableCommand {
     }
 
     /// Plays one file to its end (or a stop), with the readout.
-    private func play(_ player: Player, session: PlaySession) async throws(RecorderError) {
+    private func play(_ player: Player, session: PlaySession, keys: Bool) async throws(RecorderError) {
         let drawing = LiveOutput.stderrIsTerminal && !quiet
         let live = LiveOutput(channelCount: player.numberOfChannels, display: drawing, json: levelsJSON, path: nil,
                               meter: display.meter, target: display.target)
@@ -130,6 +138,7 @@ struct Play: AsyncParsableCommand {
             }
         }
         session.begin(player, live: live)
+        if keys { live.setHint("keys: space pause/resume, left/right seek 5 s, q stop") }
         live.setStatus(nil, total: player.duration)
         live.start()
         if let duration {
@@ -210,64 +219,6 @@ final class PlaySession: Sendable {
         state.withLock { state in
             guard let player = state.player, let live = state.live else { return nil }
             return (player, live)
-        }
-    }
-}
-
-/// Reads keys from a terminal on stdin (raw mode, no echo; Ctrl-C still signals), and puts the terminal
-/// back as it was.
-final class KeyReader: Sendable {
-    private let saved: Locked<termios?>
-
-    private init(saved: termios) { self.saved = Locked(saved) }
-
-    /// nil when stdin is not a terminal.
-    static func start(_ session: PlaySession) -> KeyReader? {
-        guard isatty(STDIN_FILENO) == 1 else { return nil }
-        var original = termios()
-        guard tcgetattr(STDIN_FILENO, &original) == 0 else { return nil }
-        var raw = original
-        raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
-        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
-            cc[Int(VMIN)] = 1
-            cc[Int(VTIME)] = 0
-        }
-        guard tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0 else { return nil }
-        let reader = KeyReader(saved: original)
-        DispatchQueue.global().async {
-            var escape: [UInt8] = []
-            var byte: UInt8 = 0
-            while true {
-                let count = read(STDIN_FILENO, &byte, 1)
-                if count < 0 && errno == EINTR { continue }
-                guard count == 1 else { return }
-                if !escape.isEmpty || byte == 0x1B {
-                    escape.append(byte)
-                    if escape.count == 3 {
-                        if escape == [0x1B, 0x5B, 0x43] { session.seek(by: 5) }
-                        if escape == [0x1B, 0x5B, 0x44] { session.seek(by: -5) }
-                        escape.removeAll()
-                    } else if escape.count == 2 && byte != 0x5B {
-                        escape.removeAll()
-                    }
-                    continue
-                }
-                switch byte {
-                case 0x20: session.togglePause()
-                case UInt8(ascii: "q"), UInt8(ascii: "Q"): session.quit()
-                default: break
-                }
-            }
-        }
-        return reader
-    }
-
-    /// Puts the terminal back. Idempotent.
-    func restore() {
-        saved.withLock { saved in
-            guard var original = saved else { return }
-            tcsetattr(STDIN_FILENO, TCSANOW, &original)
-            saved = nil
         }
     }
 }

@@ -6,7 +6,12 @@ import RecorderKit
 
 struct Record: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Record into OUTPUT (.aiff, .aif, .wav, .caf, .flac) until --duration or Ctrl-C.")
+        abstract: "Record into OUTPUT (.aiff, .aif, .wav, .caf, .flac) until --duration or Ctrl-C.",
+        discussion: """
+            In a terminal: space pauses and resumes (the paused time is left out of the file), m drops a \
+            marker, q stops (as Ctrl-C). SIGUSR1 drops a marker too. Markers are stored in AIFF (MARK) \
+            and WAV (cue) files, and listed in the summary and the --levels-json events.
+            """)
 
     @Argument(help: "The file to write; it must not exist unless --force is given.")
     var output: String
@@ -21,7 +26,7 @@ struct Record: AsyncParsableCommand {
     @Flag(help: "Print nothing but errors.")
     var quiet = false
 
-    @Flag(name: .customLong("levels-json"), help: "One JSON object per buffer on stdout: t, frames, average_db, peak_db (and the --meter's values); and one per event (\"event\": dropped, gap, moved, suspended, resumed, interrupted, file).")
+    @Flag(name: .customLong("levels-json"), help: "One JSON object per buffer on stdout: t, frames, average_db, peak_db (and the --meter's values); and one per event (\"event\": dropped, gap, moved, suspended, resumed, interrupted, file, paused, unpaused, marker).")
     var levelsJSON = false
 
     @Option(name: .customLong("max-file-time"), help: "Split the recording: go on in OUTPUT-002, -003… after this many seconds per file.")
@@ -120,13 +125,39 @@ struct Record: AsyncParsableCommand {
         standardOutput.goLive { code in live.outputFailed(code) }
         standardError.goLive()
         let quiet = self.quiet
+        let pauses = PauseLog()
         let reporter = Task {
             for await event in events {
-                guard let report = EventReport(event, start: fileStart, rate: rate) else { continue }
-                // --quiet keeps warnings (they concern the recording), not the "continuing in" notes.
+                let pausedBefore = pauses.pausedFrames
+                switch event {
+                case .recordingPaused(let frame):
+                    pauses.paused(at: frame)
+                    live.setStatus("paused")
+                case .recordingResumed(let frame, _):
+                    pauses.resumed(at: frame)
+                    live.setStatus(nil)
+                case .markerAdded:
+                    live.addMarker()
+                default:
+                    break
+                }
+                guard let report = EventReport(event, start: fileStart, rate: rate, pausedBefore: pausedBefore) else { continue }
+                // --quiet keeps warnings (they concern the recording), not the notes.
                 live.report(report, showMessage: !quiet || (report.message?.hasPrefix("warning:") ?? false))
             }
         }
+        // SIGUSR1 and the keys: markers, pause and resume, and q as Ctrl-C.
+        StopRequests.shared.onUserSignal { _ = try? recorder.addMarker() }
+        let keys = drawing ? KeyReader.start { key in
+            switch key {
+            case .space: if recorder.isPaused { recorder.resume() } else { recorder.pause() }
+            case .marker: _ = try? recorder.addMarker()
+            case .quit: StopRequests.shared.requestStop()
+            case .left, .right: break
+            }
+        } : nil
+        defer { keys?.restore() }
+        if keys != nil { live.setHint("keys: space pause/resume, m marker, q stop") }
         live.start()
         let sampleRate = Double(capture.rate)
         let consumer = Task {
@@ -136,14 +167,19 @@ struct Record: AsyncParsableCommand {
                 let bufferStart = reading.endFrame - Int64(reading.frameCount)
                 // Once it has ended, where it really ended: a failure (a split onto an existing file, a
                 // full disk) ends it before its duration.
-                let fileEnd = recorder.isRecording ? limit.map { fileStart + $0 }
-                    : recorder.lastRecording.map { $0.startFrame + $0.frameCount } ?? limit.map { fileStart + $0 }
+                // Pauses push the end back by what they left out.
+                let fileEnd = recorder.isRecording ? limit.map { fileStart + $0 + pauses.pausedFrames }
+                    : recorder.lastRecording.map { $0.startFrame + $0.frameCount + $0.pauses.reduce(0) { $0 + $1.pausedFrames } }
+                        ?? limit.map { fileStart + $0 + pauses.pausedFrames }
                 guard reading.endFrame > fileStart, bufferStart < (fileEnd ?? .max) else { continue }
                 let frames = min(reading.endFrame, fileEnd ?? .max) - fileStart
-                live.take(reading, frames: frames, time: Double(frames) / sampleRate)
+                let recorded = frames - pauses.pausedFrames(before: fileStart + frames)
+                live.take(reading, frames: frames, time: Double(frames) / sampleRate, clock: Double(recorded) / sampleRate)
             }
         }
         _ = try? await recorder.waitForRecording()
+        StopRequests.shared.onUserSignal(nil)
+        keys?.restore()
         let summary = recorder.lastRecording
         await recorder.stop()  // ends the level and event streams after their last elements
         await consumer.value
@@ -170,6 +206,41 @@ struct Record: AsyncParsableCommand {
             writeError("gap at \(clock(gap.start)): \(format(gap.duration, 3)) s of silence ("
                        + gapReason(gap.reason) + ")\n")
         }
+        for pause in summary.pauses {
+            writeError("paused at \(clock(pause.startTime)): \(format(pause.duration, 3)) s left out\n")
+        }
+        if !summary.markers.isEmpty {
+            let split = summary.files.count > 1
+            writeError("markers: " + summary.markers.map { marker in
+                clock(marker.start) + " " + marker.label + (split ? " (\(marker.path) at \(clock(Double(marker.fileFrame) / Double(rate))))" : "")
+            }.joined(separator: ", ") + "\n")
+            if summary.markers.contains(where: { !$0.isStoredInFile }) {
+                writeError("recorder: warning: \(summary.fileType.rawValue.uppercased()) files do not store markers; "
+                           + "they are only listed here (record to .aiff or .wav to keep them in the file)\n")
+            }
+        }
+    }
+}
+
+/// The recording's pauses as the events told them, for the readout's clock and the events' place in
+/// the file (recorder frames).
+private final class PauseLog: Sendable {
+    private let spans = Locked<[(from: Int64, to: Int64?)]>([])
+
+    func paused(at frame: Int64) { spans.withLock { $0.append((frame, nil)) } }
+
+    func resumed(at frame: Int64) {
+        spans.withLock { spans in
+            if let last = spans.indices.last, spans[last].to == nil { spans[last].to = frame }
+        }
+    }
+
+    /// Frames left out so far (an open pause up to where it began).
+    var pausedFrames: Int64 { spans.withLock { $0.reduce(0) { $0 + (($1.to ?? $1.from) - $1.from) } } }
+
+    /// Frames left out before `frame`.
+    func pausedFrames(before frame: Int64) -> Int64 {
+        spans.withLock { $0.reduce(0) { $0 + max(0, min($1.to ?? .max, frame) - $1.from) } }
     }
 }
 

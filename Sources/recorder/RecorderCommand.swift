@@ -61,6 +61,7 @@ struct RecorderCommand: AsyncParsableCommand {
 /// queued output has been written (at most a second: a reader that stopped reading does not hold the
 /// exit).
 func exitReportingOutput(_ status: Int32) -> Never {
+    KeyReader.restoreTerminal()
     let outputStatus = finishOutput()
     Glibc.exit(status == 0 ? outputStatus ?? 0 : status)
 }

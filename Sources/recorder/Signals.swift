@@ -24,10 +24,13 @@ final class StopRequests: Sendable {
         case stopping(Int32)
     }
     private let phase = Locked(Phase.starting(exitStatus: nil))
+    /// What SIGUSR1 does (`record`: drop a marker); nil: nothing.
+    private let userAction = Locked<(@Sendable () -> Void)?>(nil)
 
     /// Signals that stop the command.
     static let stopping: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
-    /// Signals with no use here that would otherwise kill the process mid-buffer: taken and ignored.
+    /// Signals that would otherwise kill the process mid-buffer: taken, and ignored unless a command
+    /// gives SIGUSR1 a use (`onUserSignal`).
     static let ignored: [Int32] = [SIGUSR1, SIGUSR2, SIGALRM]
 
     /// Catches the signals with a handler that only writes the signal's number to a pipe, and starts
@@ -84,7 +87,11 @@ final class StopRequests: Sendable {
                 if count < 0 && errno == EINTR { continue }
                 guard count == 1 else { return nil }
                 let number = Int32(byte)
-                if !StopRequests.ignored.contains(number) { StopRequests.shared.received(number) }
+                if number == SIGUSR1 {
+                    StopRequests.shared.userSignal()
+                } else if !StopRequests.ignored.contains(number) {
+                    StopRequests.shared.received(number)
+                }
             }
         }, context) == 0 {
             pthread_detach(thread)
@@ -96,6 +103,21 @@ final class StopRequests: Sendable {
         phase.withLock { phase in
             if case .starting = phase { phase = .armed(action) }
         }
+    }
+
+    /// From now on SIGUSR1 runs `action` (on a thread of its own); before, and with nil, it is ignored.
+    func onUserSignal(_ action: (@Sendable () -> Void)?) {
+        userAction.withLock { $0 = action }
+    }
+
+    /// A stop asked from inside the program (the q key): as a SIGINT.
+    func requestStop() {
+        received(SIGINT)
+    }
+
+    private func userSignal() {
+        guard let action = userAction.withLock({ $0 }) else { return }
+        DispatchQueue.global().async { action() }
     }
 
     /// True once a stop has been received (the action has been or is being run).

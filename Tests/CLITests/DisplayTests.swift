@@ -42,6 +42,36 @@ private func bar(_ line: String) -> Substring { line.drop { $0 != "[" }.dropFirs
         #expect(narrow.allSatisfy { $0.count <= 29 || !$0.contains("[") })
     }
 
+    /// A stereo take in 100 columns with the size, the paused state and markers on the first line:
+    /// every channel's bar has one width (one scale), so −9 and −17 dBFS compare by their lengths.
+    @Test(arguments: [nil, MeterKind.peak, .vu, .ppm1, .ppm2])
+    func everyChannelsBarHasOneWidthWhateverTheFirstLineCarries(meter: MeterKind?) {
+        var state = DisplayState(channelCount: 2)
+        state.take(reading(meter ?? .peak, levels: [LevelMeterState(averagePower: -9, peakPower: -6),
+                                                    LevelMeterState(averagePower: -17, peakPower: -14)],
+                           values: [-6, -14]), at: 12.3)
+        state.bytesWritten = 1_234_567
+        state.status = "paused"
+        state.markers = 3
+        let lines = LevelDisplay.render(state, width: 100, colour: false, meter: meter)
+        #expect(lines.count == 2)
+        #expect(lines[0].hasSuffix(" 1.1 MiB paused 3 markers"), "\(lines)")
+        #expect(lines.allSatisfy { $0.count <= 99 }, "\(lines)")
+        #expect(bar(lines[0]).count == bar(lines[1]).count, "\(lines)")
+        #expect(bar(lines[0]).count >= 10, "\(lines)")
+        #expect(lines[0].firstIndex(of: "[").map { lines[0].distance(from: lines[0].startIndex, to: $0) }
+                == lines[1].firstIndex(of: "[").map { lines[1].distance(from: lines[1].startIndex, to: $0) })
+        if meter == nil {
+            // Average bars on one scale: −9 is 51/60 of it, −17 is 43/60.
+            let width = Double(bar(lines[0]).count)
+            #expect(bar(lines[0]).filter { $0 == "#" }.count == Int(((-9.0 + 60) / 60 * width).rounded(.down)))
+            #expect(bar(lines[1]).filter { $0 == "#" }.count == Int(((-17.0 + 60) / 60 * width).rounded(.down)))
+        }
+        // Too narrow for the tail: it goes first, from every line alike.
+        let narrow = LevelDisplay.render(state, width: 50, colour: false, meter: meter)
+        #expect(!narrow[0].contains("paused") && bar(narrow[0]).count == bar(narrow[1]).count, "\(narrow)")
+    }
+
     @Test func theVUScaleRunsFromMinus20ToPlus3WithTheReferenceMarked() throws {
         var state = DisplayState(channelCount: 1)
         state.take(reading(.vu, levels: [.init(averagePower: -21, peakPower: -18)], values: [-8.5]), at: 1)

@@ -1,6 +1,7 @@
 // Issue 11 through the command: signals from the first millisecond, a terminal that closes, signals with
 // no use here, and standard output that leaves, stalls, fills or was never open.
 import Foundation
+import RecorderKit
 import Testing
 import TestSupport
 
@@ -233,8 +234,9 @@ struct SignalTests {
         }
     }
 
-    /// SIGUSR1, SIGUSR2 and SIGALRM have no use here: they are ignored (they used to kill the process and
-    /// lose up to 100 ms). The take goes on, and a later SIGINT finalizes it with everything in it.
+    /// SIGUSR2 and SIGALRM have no use here: they are ignored (they used to kill the process and lose up
+    /// to 100 ms); SIGUSR1 drops a marker. The take goes on, and a later SIGINT finalizes it with
+    /// everything in it, the marker included.
     @Test func unusedSignalsAreIgnoredAndTheTakeGoesOnUntilSIGINT() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
@@ -249,7 +251,12 @@ struct SignalTests {
             try await server.play(directory + "/noise.wav")
             var sawSignal = false
             var afterIgnored = 0
+            var events: [EventLine] = []
             while let line = await lines.next() {
+                if line.hasPrefix("{\"event\"") {
+                    events.append(try JSONDecoder().decode(EventLine.self, from: Data(line.utf8)))
+                    continue
+                }
                 afterIgnored += 1
                 let level = try JSONDecoder().decode(LevelLine.self, from: Data(line.utf8))
                 if level.peak_db[0] > -160 { sawSignal = true } else if sawSignal { break }
@@ -266,6 +273,10 @@ struct SignalTests {
             let take = try readSoundFile(directory + "/take.aiff")
             let start = try #require(firstIndex(of: Array(noise.prefix(64)), in: take.samples))
             #expect(Array(take.samples[start..<min(take.samples.count, start + noise.count)]) == noise)
+            #expect(events.map(\.event) == ["marker"], "SIGUSR1 dropped one marker")
+            #expect(stderr.contains("\nmarkers: 00:00.") && stderr.contains(" marker 1\n"), "\(stderr)")
+            let stored = try FileAnalysis.analyze(path: directory + "/take.aiff").markers
+            #expect(stored.count == 1 && stored.first?.label == "marker 1")
         }
     }
 

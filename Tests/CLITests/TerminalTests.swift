@@ -13,10 +13,10 @@ final class Terminal {
     }
 
     /// Starts `command` in a detached session of `width` columns with `environment` added.
-    func start(_ command: String, width: Int, environment: [String: String]) throws {
+    func start(_ command: String, width: Int, height: Int = 10, environment: [String: String]) throws {
         let variables = environment.flatMap { ["-e", "\($0.key)=\($0.value)"] }
         let result = try runLeavingDaemons("tmux", ["-L", socket, "new-session", "-d",
-                                                    "-x", "\(width)", "-y", "10"] + variables + [command])
+                                                    "-x", "\(width)", "-y", "\(height)"] + variables + [command])
         guard result.status == 0 else { throw TestFailure("tmux new-session failed: \(result.stderr)") }
     }
 
@@ -52,7 +52,8 @@ struct TerminalTests {
                                environment: ["PULSE_SERVER": server.address, "NO_COLOR": ""])
             let drawing = try await terminal.waitFor("avg  -9.0 pk  -6.0 dBFS")
             let lines = nonEmptyLines(drawing)
-            #expect(lines.count == 1, "\(lines)")
+            #expect(lines.count == 2, "\(lines)")
+            #expect(lines.last == "keys: space pause/resume, m marker, q stop", "the keys are named under the readout")
             let line = try #require(lines.first)
             #expect(line.wholeMatch(of: /\d\d:\d\d\.\d \[[#.|]+\] avg  -9\.0 pk  -6\.0 dBFS +[\d.]+ (B|KiB|MiB)/) != nil, "\(line)")
             #expect(line.contains("avg  -9.0 pk  -6.0 dBFS"))
@@ -64,7 +65,7 @@ struct TerminalTests {
             try terminal.tmux(["send-keys", "C-c"])
             let end = try await terminal.waitFor("recorded ")
             let final = nonEmptyLines(end)
-            #expect(final.count == 2, "the readout stayed on one line: \(final)")
+            #expect(final.count == 2, "the readout stayed on one line, the keys' line gone: \(final)")
             // The last drawing shows the partial buffer that Ctrl-C flushed: same shape, its own values.
             #expect(final.first?.wholeMatch(of: /\d\d:\d\d\.\d \[[#.|]+\] avg +-?[\d.]+ pk +-?[\d.]+ dBFS +[\d.]+ (B|KiB|MiB)/) != nil,
                     "\(final)")
@@ -102,14 +103,107 @@ struct TerminalTests {
             let other = PrivateServer.stereoSink + ".monitor"
             try server.moveRecordStream(to: other)
             let warned = try await terminal.waitFor("moved to source '\(other)'")
-            let lines = nonEmptyLines(warned)
+            let lines = nonEmptyLines(warned).filter { !$0.hasPrefix("keys: ") }
             #expect(lines.count == 2, "\(lines)")
             #expect(lines.first?.wholeMatch(of: /recorder: warning: at \d\d:\d\d\.\d\d\d the stream was moved to source 'rk_stereo.monitor'/) != nil,
                     "\(lines)")
             #expect(lines.last?.contains(" dBFS") == true, "the readout is drawn below the warning: \(lines)")
             try server.moveRecordStream(to: PrivateServer.monoSink + ".monitor")
             let back = nonEmptyLines(try await terminal.waitFor("moved to source '\(PrivateServer.monoSink).monitor'"))
+                .filter { !$0.hasPrefix("keys: ") }
             #expect(back.count == 3 && back[2].contains(" dBFS"), "\(back)")
         }
     }
+
+    /// The keys of `record` as a person uses them, in a 100-column terminal with a stereo take: space
+    /// pauses and resumes, m drops a marker (SIGUSR1 too), q stops as Ctrl-C does; the readout shows
+    /// the state with both channels' bars one width; the file holds the markers, the paused time is
+    /// left out; and the terminal is back in its normal mode afterwards.
+    @Test func keysPauseResumeMarkAndStopAndTheTerminalIsPutBack() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let path = directory + "/keys.wav", events = directory + "/events.jsonl"
+            let terminal = Terminal()
+            try terminal.start("\(try builtProduct("recorder")) record \(path) --channels 2 --levels-json > \(events); stty -a; sleep 60",
+                               width: 100, height: 40, environment: ["PULSE_SERVER": server.address, "NO_COLOR": ""])
+            let first = nonEmptyLines(try await terminal.waitFor("pk  -6.0 dBFS"))
+            #expect(first.count == 3 && first[2] == "keys: space pause/resume, m marker, q stop", "\(first)")
+            func bar(_ line: String) -> Substring { line.drop { $0 != "[" }.prefix { $0 != "]" } }
+            #expect(first.count == 3 && !bar(first[0]).isEmpty && bar(first[0]).count == bar(first[1]).count, "\(first)")
+
+            try terminal.tmux(["send-keys", "m"])
+            _ = try await terminal.waitFor(" 1 marker")
+            try terminal.tmux(["send-keys", "Space"])
+            _ = try await terminal.waitFor(" paused")
+            // A second of audio captured while paused (the level lines go on), then resume.
+            let pausedAt = try await jsonEvent("paused", in: events)
+            _ = try await jsonLine(in: events) { ($0["t"] as? Double).map { $0 >= pausedAt.t + 1 } ?? false }
+            try terminal.tmux(["send-keys", "Space"])
+            _ = try await terminal.waitFor("resumed after ")
+            // SIGUSR1 to the recorder: the child of the pane's shell.
+            let shell = try terminal.tmux(["display", "-p", "#{pane_pid}"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let child = try runProcess("pgrep", ["-P", shell]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let pid = try #require(Int32(child), "the recorder under the pane's shell \(shell): '\(child)'")
+            kill(pid, SIGUSR1)
+            _ = try await terminal.waitFor(" 2 markers")
+            try terminal.tmux(["send-keys", "q"])
+            let end = try await terminal.waitFor("icanon")
+
+            let lines = nonEmptyLines(end)
+            let summary = try #require(lines.first { $0.hasPrefix("recorded \(path): ") })
+            let unpaused = try await jsonEvent("unpaused", in: events)
+            let paused = try #require(unpaused.fields["paused_frames"] as? Int)
+            #expect(paused >= 44_100)
+            #expect(lines.contains { $0.hasPrefix("paused at ") && $0.hasSuffix(" s left out") }, "\(lines)")
+            let markers = try jsonLines(in: events).filter { $0["event"] as? String == "marker" }
+            #expect(markers.map { $0["label"] as? String } == ["marker 1", "marker 2"])
+            let frames = markers.compactMap { $0["frame"] as? Int }
+            let listed = frames.enumerated().map { clockText(Double($1) / 44_100) + " marker \($0 + 1)" }
+            #expect(lines.contains("markers: " + listed.joined(separator: ", ")), "\(lines)")
+            // The file: the markers where the events said, the paused second left out.
+            let analysis = try await recorder(["analyze", "--json", path])
+            let file = try #require(try JSONSerialization.jsonObject(with: Data(analysis.stdout.utf8)) as? [String: Any])
+            let stored = try #require(file["markers"] as? [[String: Any]])
+            #expect(stored.compactMap { $0["frame"] as? Int } == frames)
+            #expect(stored.compactMap { $0["label"] as? String } == ["marker 1", "marker 2"])
+            let levels = try jsonLines(in: events).filter { $0["event"] == nil }
+            let captured = try #require(levels.last?["frames"] as? Int)
+            let fileFrames = Int(((file["duration_s"] as? Double) ?? 0) * 44_100 + 0.5)
+            #expect(fileFrames == captured - paused, "\(summary)")
+            #expect(summary.contains(", \(fileFrames) frames,"))
+            // Raw mode undone: stty, run after the recorder, sees the terminal as it was.
+            let modes = lines.joined(separator: " ")
+            #expect(modes.contains(" icanon") && !modes.contains("-icanon") && !modes.contains("-echo "), "\(lines)")
+        }
+    }
+}
+
+/// The JSON objects in the file at `path`, one per line (a partial last line left out).
+private func jsonLines(in path: String) throws -> [[String: Any]] {
+    let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    return text.split(separator: "\n").compactMap { line in
+        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+    }
+}
+
+/// Waits (bounded at 10 s) for a JSON line in `path` that satisfies `isMatch`.
+private func jsonLine(in path: String, where isMatch: ([String: Any]) -> Bool) async throws -> [String: Any] {
+    for _ in 0..<500 {
+        if let line = try jsonLines(in: path).first(where: isMatch) { return line }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    throw TestFailure("no such line in \(path): \(try jsonLines(in: path).suffix(3))")
+}
+
+/// Waits for the `--levels-json` event `kind`, returning its time and fields.
+private func jsonEvent(_ kind: String, in path: String) async throws -> (t: Double, fields: [String: Any]) {
+    let line = try await jsonLine(in: path) { $0["event"] as? String == kind }
+    return (line["t"] as? Double ?? -1, line)
+}
+
+/// The command's clock: mm:ss.mmm.
+private func clockText(_ seconds: Double) -> String {
+    let millis = Int((seconds * 1000).rounded())
+    func pad(_ value: Int, _ width: Int) -> String { String(repeating: "0", count: max(0, width - String(value).count)) + String(value) }
+    return pad(millis / 60_000, 2) + ":" + pad(millis / 1000 % 60, 2) + "." + pad(millis % 1000, 3)
 }

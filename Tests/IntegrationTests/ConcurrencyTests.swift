@@ -20,9 +20,11 @@ struct ConcurrencyTests {
             defer { recorders.forEach { $0.stop() } }
             let readings = recorders.map { $0.levelReadings() }
             for (index, recorder) in recorders.enumerated() { try recorder.record(to: directory + "/take\(index).aiff") }
-            // All eight players at once (blocking calls would share the two cooperative threads).
+            // All eight players at once (blocking calls would share the two cooperative threads), each
+            // with a second of buffer: on a loaded machine (CI runs the day-long meter test meanwhile) a
+            // player that ran dry put silence into its sink, which the recorder then faithfully recorded.
             let players = try (0..<count).map {
-                try RunningProcess("/usr/bin/paplay", ["--volume=65536", "-d", PrivateServer.manySink($0),
+                try RunningProcess("/usr/bin/paplay", ["--volume=65536", "--latency-msec=1000", "-d", PrivateServer.manySink($0),
                                                        directory + "/noise\($0).wav"], environment: server.clientEnvironment)
             }
             for player in players {

@@ -7,7 +7,7 @@ import TestSupport
 private let monitor = PrivateServer.monoSink + ".monitor"
 
 /// Every captured frame from the recorder's frame 0, kept by the input handler: what the server delivered.
-private final class Timeline: Sendable {
+final class Timeline: Sendable {
     private let state = Locked<(samples: [Int16], contiguous: Bool, arrivals: [(start: Int64, frames: Int, time: Double)])>(([], true, []))
 
     func add(_ buffer: CapturedBuffer, at time: Double) {

@@ -41,6 +41,11 @@ final class SoundFileReader: @unchecked Sendable {
 
     deinit { close() }
 
+    /// The file's markers, frame and label, as libsndfile reads them (AIFF `MARK`, WAV `cue ` and `labl`).
+    var markers: [(frame: Int64, label: String)] {
+        file.map(MarkerChunk.read) ?? []
+    }
+
     /// Closes the file. Idempotent.
     func close() {
         if let file { sf_close(file) }

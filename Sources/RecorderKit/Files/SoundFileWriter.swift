@@ -233,11 +233,52 @@ public final class SoundFileWriter: @unchecked Sendable {
 
     /// Finalizes the header and closes the file. Idempotent.
     public func close() {
-        guard let file else { return }
+        close(markers: [])
+    }
+
+    /// Finalizes the header, appends `markers` (frames in this file, labels) as an AIFF `MARK` chunk or
+    /// a WAV `cue ` chunk with a `LIST`/`adtl` of `labl` labels, and closes the file. Returns whether the
+    /// file holds the markers: false for CAF and FLAC, or when a write failed (the file is then still
+    /// valid, without them). Idempotent.
+    ///
+    /// libsndfile writes cue points only into a file with no audio yet (`SFC_SET_CUE`), so markers
+    /// dropped while recording are appended here after its header is final: the chunk first, then the
+    /// container's size, so a file cut short in between is the file without the markers.
+    @discardableResult
+    public func close(markers: [(frame: Int64, label: String)]) -> Bool {
+        guard let file else { return false }
         self.file = nil
         sf_close(file)
         if fileType == .aiff && framesWritten == 0 { padEmptySoundChunk() }
+        let stored = markers.isEmpty || MarkerChunk(type: fileType, markers: markers).map(appendChunk) ?? false
         Glibc.close(descriptor)
+        return stored
+    }
+
+    /// Appends `chunk` at the end of the file (after a pad byte if the file's length is odd) and adds it
+    /// to the container's size (FORM big-endian, RIFF little-endian, at offset 4).
+    private func appendChunk(_ chunk: MarkerChunk) -> Bool {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return false }
+        var end = Int64(status.st_size)
+        var bytes = chunk.bytes
+        if end % 2 == 1 { bytes.insert(0, at: 0) }
+        var header = [UInt8](repeating: 0, count: 8)
+        guard pread(descriptor, &header, 8, 0) == 8 else { return false }
+        let bigEndian = fileType == .aiff
+        let declared = bigEndian ? header[4..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            : header[4..<8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        // Only a container whose size covers the whole file (libsndfile's own), and that stays within 4 GiB.
+        guard declared + 8 == UInt64(end), UInt64(end) + UInt64(bytes.count) - 8 <= UInt64(UInt32.max) else { return false }
+        let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(end)) }
+        guard written == bytes.count else {
+            _ = ftruncate(descriptor, off_t(end))
+            return false
+        }
+        end += Int64(bytes.count)
+        let newSize = UInt32(end - 8)
+        let sizeBytes: [UInt8] = (0..<4).map { UInt8(truncatingIfNeeded: newSize >> (bigEndian ? 24 - 8 * $0 : 8 * $0)) }
+        return pwrite(descriptor, sizeBytes, 4, 4) == 4
     }
 
     /// sox refuses an AIFF whose SSND chunk holds no bytes ("Missing SSND chunk"), which is what an empty

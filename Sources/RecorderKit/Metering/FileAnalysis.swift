@@ -33,6 +33,8 @@ public struct FileAnalysis: Sendable, Hashable {
     public let loudnessRange: Double?
     public let maxMomentary: Double?
     public let maxShortTerm: Double?
+    /// The file's markers (AIFF `MARK`, WAV `cue `, as libsndfile reads them), in the file's order.
+    public let markers: [FileMarker]
 
     /// Reads `path` (any format libsndfile opens) in blocks of one second and measures it.
     ///
@@ -117,7 +119,19 @@ public struct FileAnalysis: Sendable, Hashable {
             nonFiniteSamples: nonFinite, missingFrames: max(0, announced - frames),
             // libebur128 gives 0 LU for a programme with nothing above the gates: undefined, as silence is.
             integrated: meter.integrated, loudnessRange: meter.integrated == nil ? nil : meter.loudnessRange,
-            maxMomentary: meter.maxMomentary, maxShortTerm: meter.maxShortTerm)
+            maxMomentary: meter.maxMomentary, maxShortTerm: meter.maxShortTerm,
+            markers: file.markers.map { FileMarker(frame: $0.frame, label: $0.label) })
+    }
+}
+
+/// A marker stored in a sound file: a frame (from the file's first) and its label.
+public struct FileMarker: Sendable, Hashable {
+    public let frame: Int64
+    public let label: String
+
+    public init(frame: Int64, label: String) {
+        self.frame = frame
+        self.label = label
     }
 }
 

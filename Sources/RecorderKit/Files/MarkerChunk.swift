@@ -1,0 +1,126 @@
+// Markers in a sound file: the AIFF `MARK` chunk and the WAV `cue ` chunk with its `labl` labels, as
+// libsndfile, sox and DAWs read them.
+import CSndFile
+
+/// The bytes of the chunk(s) that hold a file's markers.
+struct MarkerChunk {
+    /// The most markers one file holds: AIFF's marker ids are positive 16-bit numbers.
+    static let maxCount = 32_767
+    /// The longest label in bytes: an AIFF label is a Pascal string.
+    static let maxLabelBytes = 255
+
+    let bytes: [UInt8]
+
+    /// nil for containers without markers (CAF, FLAC), for more than `maxCount` markers, or for a frame
+    /// a 32-bit position cannot hold.
+    init?(type: FileType, markers: [(frame: Int64, label: String)]) {
+        guard markers.count <= Self.maxCount, markers.allSatisfy({ (0...Int64(UInt32.max)).contains($0.frame) }) else {
+            return nil
+        }
+        var bytes: [UInt8] = []
+        func append(_ value: UInt32, bigEndian: Bool) {
+            for index in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: value >> (bigEndian ? 24 - 8 * index : 8 * index))) }
+        }
+        func append16(_ value: UInt16) {
+            bytes.append(UInt8(value >> 8))
+            bytes.append(UInt8(truncatingIfNeeded: value))
+        }
+        func label(_ text: String) -> [UInt8] { Array(Self.sanitized(text).utf8) }
+        switch type {
+        case .aiff:
+            // MARK: count, then per marker an id, a frame position and a padded Pascal string.
+            bytes += Array("MARK".utf8)
+            append(0, bigEndian: true)
+            append16(UInt16(markers.count))
+            for (index, marker) in markers.enumerated() {
+                append16(UInt16(index + 1))
+                append(UInt32(marker.frame), bigEndian: true)
+                let text = label(marker.label)
+                bytes.append(UInt8(text.count))
+                bytes += text
+                if text.count % 2 == 0 { bytes.append(0) }  // count byte + text: an even length
+            }
+            Self.setSize(&bytes, at: 4, bigEndian: true)
+        case .wav:
+            // cue: count, then per point: id, position, 'data', chunk start, block start, sample offset.
+            bytes += Array("cue ".utf8)
+            append(0, bigEndian: false)
+            append(UInt32(markers.count), bigEndian: false)
+            for (index, marker) in markers.enumerated() {
+                append(UInt32(index + 1), bigEndian: false)
+                append(UInt32(marker.frame), bigEndian: false)
+                bytes += Array("data".utf8)
+                append(0, bigEndian: false)
+                append(0, bigEndian: false)
+                append(UInt32(marker.frame), bigEndian: false)
+            }
+            Self.setSize(&bytes, at: 4, bigEndian: false)
+            // LIST/adtl: a labl per cue point, its id and a NUL-terminated text, padded to even.
+            let list = bytes.count
+            bytes += Array("LIST".utf8)
+            append(0, bigEndian: false)
+            bytes += Array("adtl".utf8)
+            for (index, marker) in markers.enumerated() {
+                let text = label(marker.label) + [0]
+                bytes += Array("labl".utf8)
+                append(UInt32(4 + text.count), bigEndian: false)
+                append(UInt32(index + 1), bigEndian: false)
+                bytes += text
+                if text.count % 2 == 1 { bytes.append(0) }
+            }
+            Self.setSize(&bytes, at: list + 4, bigEndian: false)
+        case .caf, .flac:
+            return nil
+        }
+        self.bytes = bytes
+    }
+
+    /// Writes the size of the chunk whose size field is at `offset` (the bytes after that field; every
+    /// part above has an even length, so no pad byte follows).
+    private static func setSize(_ bytes: inout [UInt8], at offset: Int, bigEndian: Bool) {
+        let size = UInt32(bytes.count - offset - 4)
+        for index in 0..<4 {
+            bytes[offset + index] = UInt8(truncatingIfNeeded: size >> (bigEndian ? 24 - 8 * index : 8 * index))
+        }
+    }
+
+    /// A label as files hold it: control characters (NUL included) as spaces, at most `maxLabelBytes`
+    /// bytes of UTF-8, cut between characters.
+    static func sanitized(_ label: String) -> String {
+        var result = ""
+        var count = 0
+        for character in label {
+            let clean: Character = character.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? " " : character
+            let length = clean.utf8.count
+            guard count + length <= maxLabelBytes else { break }
+            result.append(clean)
+            count += length
+        }
+        return result
+    }
+
+    /// The markers of a sound file as libsndfile reads them (`SFC_GET_CUE`): frame and label, in order.
+    static func read(_ file: OpaquePointer) -> [(frame: Int64, label: String)] {
+        var count: UInt32 = 0
+        guard sf_command(file, Int32(SFC_GET_CUE_COUNT), &count, Int32(MemoryLayout<UInt32>.size)) != 0, count > 0 else {
+            return []
+        }
+        // SF_CUES with `count` points: a 32-bit count, then the points.
+        let pointSize = MemoryLayout<SF_CUE_POINT>.stride
+        let offset = MemoryLayout<SF_CUES>.offset(of: \SF_CUES.cue_points) ?? 4
+        let size = offset + Int(count) * pointSize
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+        defer { storage.deallocate() }
+        storage.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+        storage.storeBytes(of: count, as: UInt32.self)
+        guard sf_command(file, Int32(SFC_GET_CUE), storage, Int32(size)) != 0 else { return [] }
+        let stored = Int(min(count, storage.load(as: UInt32.self)))
+        return (0..<stored).map { index in
+            let point = storage.load(fromByteOffset: offset + index * pointSize, as: SF_CUE_POINT.self)
+            let label = withUnsafeBytes(of: point.name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            return (Int64(point.sample_offset), label)
+        }
+    }
+}
