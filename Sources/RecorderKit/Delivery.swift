@@ -28,10 +28,16 @@ final class FileSession: @unchecked Sendable {
     var number = 0
     /// The markers of the files closed so far, in order.
     private(set) var markers: [RecordingMarker] = []
+    /// The path numbered files are named after: the first file, or for numbered takes the path asked for.
+    let baseName: String
+    /// A sound-activated recording's state; nil for others.
+    var takes: TakeState?
 
     init(writer: SoundFileWriter, format: StreamFormat, overwrite: Bool, startFrame: Int64,
-         maxFramesPerFile: Int64?, maxBytesPerFile: Int64?) {
+         maxFramesPerFile: Int64?, maxBytesPerFile: Int64?, baseName: String? = nil, takes: TakeState? = nil) {
         self.writer = writer
+        self.baseName = baseName ?? writer.path
+        self.takes = takes
         self.format = format
         self.overwrite = overwrite
         self.startFrame = startFrame
@@ -75,8 +81,8 @@ final class FileSession: @unchecked Sendable {
         }
     }
 
-    private func nextFile(markers: [PendingMarker]) throws(RecorderError) {
-        let path = FileType.numberedPath(files[0], files.count + 1)
+    func nextFile(markers: [PendingMarker]) throws(RecorderError) {
+        let path = FileType.numberedPath(baseName, files.count + 1)
         let next = try SoundFileWriter(path: path, format: format, overwrite: overwrite,
                                        maxFramesPerWrite: writer.maxFramesPerWrite)
         closeFile(markers: markers, last: false)
@@ -114,6 +120,9 @@ struct ControlState {
     var pauses: [PauseSpan] = []
     /// The current recording's markers, in order.
     var markers: [PendingMarker] = []
+    /// The current recording is sound-activated: its pauses are the time between takes, and `pause()`
+    /// leaves them alone.
+    var isTriggered = false
     /// While paused with a frame limit: the frames the recording still had to take when it paused.
     var remainingAtPause: Int64?
     /// Path of the recording in progress (pending or active), nil when not recording.
@@ -135,7 +144,27 @@ struct ControlState {
 
     var lastSummary: RecordingSummary? { summaries.last?.summary }
 
-    var isPaused: Bool { recordingPath != nil && pauses.last.map { $0.to == nil } == true }
+    var isPaused: Bool { recordingPath != nil && !isTriggered && pauses.last.map { $0.to == nil } == true }
+}
+
+/// A sound-activated recording as the delivery thread runs it (see `SoundTrigger`).
+struct TakeState {
+    let trigger: SoundTrigger
+    let hangFrames: Int64
+    let preRollFrames: Int64
+    /// Buffer frames below `stopBelow` since the last one above it, in the open take.
+    var quietFrames: Int64 = 0
+    /// Where the last take ended (recorder frame; the recording's start before the first): the next
+    /// one's pre-roll reaches back no further.
+    var lastEnd: Int64
+    /// The takes that have ended.
+    var done: [RecordingTake] = []
+    /// The open take, and where it began in the recording (frames written before it).
+    var open: (number: Int, position: Int64, path: String, fileFrame: Int64, startFrame: Int64, onset: Int64)?
+    /// The open take ends with the buffer being delivered.
+    var endsWithThisBuffer = false
+
+    var all: Int { done.count + (open == nil ? 0 : 1) }
 }
 
 /// A marker asked for by `addMarker(_:)`: where in the recording (frames from its first frame, paused
@@ -678,7 +707,16 @@ final class Delivery: Sendable {
         // The file before the readings and the handler: a handler that stops the recording has its buffer
         // in the file, and a reader that sees a failed write's buffer already sees the recording ended.
         if let session = state.session {
-            _ = write(bytes, startFrame: startFrame, to: session, end: sessionEnd, pauses: pauses, markers: markers)
+            var pauses = pauses
+            if session.takes != nil {
+                pauses = trigger(session, startFrame: startFrame, endFrame: endFrame, end: sessionEnd, markers: markers)
+            }
+            // (A take whose file could not be created has finished the recording.)
+            if state.session === session,
+               write(bytes, startFrame: startFrame, to: session, end: sessionEnd, pauses: pauses, markers: markers),
+               session.takes?.endsWithThisBuffer == true {
+                endTake(session)
+            }
         }
         preRoll?.append(bytes, startFrame: startFrame)
         state.position = endFrame
@@ -688,6 +726,73 @@ final class Delivery: Sendable {
         if let handler = inputHandler.withLock({ $0 }) {
             handler.call(CapturedBuffer(startFrame: startFrame, frameCount: frameCount, format: format, bytes: bytes))
         }
+    }
+
+    /// A sound-activated recording, before the buffer `startFrame..<endFrame` is written: begins a take
+    /// (in the next numbered file unless `oneFile`; the pre-roll from the kept audio; the pause since the
+    /// last take closed) when its peak rises above the threshold, or marks the take to end with it once
+    /// the quiet has lasted the hang time (the pause that follows opened). Returns the pauses to write with.
+    private func trigger(_ session: FileSession, startFrame: Int64, endFrame: Int64, end: Int64?,
+                         markers: [PendingMarker]) -> [PauseSpan] {
+        guard var takes = session.takes else { return control.withLock { $0.pauses } }
+        defer { session.takes = takes }
+        let peak = state.meterScratch.map(\.peakPower).max() ?? LevelMeterState.silence
+        if takes.open != nil {
+            takes.quietFrames = peak < takes.trigger.stopBelow ? takes.quietFrames + (endFrame - startFrame) : 0
+            if takes.quietFrames >= takes.hangFrames {
+                takes.endsWithThisBuffer = true
+                control.withLock { $0.pauses.append(PauseSpan(from: endFrame, to: nil)) }
+            }
+            return control.withLock { $0.pauses }
+        }
+        guard peak > takes.trigger.startAbove, end.map({ startFrame < $0 }) ?? true else {
+            return control.withLock { $0.pauses }
+        }
+        // The pre-roll: no further back than the kept audio (contiguous up to this buffer), the last
+        // take's end, or the recording's start.
+        var first = max(startFrame - takes.preRollFrames, takes.lastEnd)
+        if let preRoll, preRoll.endFrame == startFrame {
+            first = max(first, preRoll.endFrame - Int64(preRoll.count))
+        } else {
+            first = max(first, startFrame)
+        }
+        if takes.all > 0 && !takes.trigger.oneFile {
+            do throws(RecorderError) {
+                try session.nextFile(markers: markers)
+            } catch {
+                session.takes = takes
+                finish(error: error)
+                return control.withLock { $0.pauses }
+            }
+        }
+        let number = takes.all + 1
+        takes.open = (number, session.frameCount, session.writer.path, session.writer.framesWritten, first, startFrame)
+        takes.quietFrames = 0
+        let pauses = control.withLock { control -> [PauseSpan] in
+            if let last = control.pauses.indices.last, control.pauses[last].to == nil {
+                control.pauses[last].to = first
+            }
+            return control.pauses
+        }
+        events.yield(.takeStarted(number: number, path: session.writer.path, atFrame: first))
+        preRoll?.forEachPart(of: first..<startFrame) { bytes, frames in
+            write(bytes, startFrame: frames.lowerBound, to: session, end: end, pauses: pauses, markers: markers)
+        }
+        return pauses
+    }
+
+    /// Closes the open take of a sound-activated recording: its length is what was written since it began.
+    private func endTake(_ session: FileSession) {
+        guard var takes = session.takes, let open = takes.open else { return }
+        let take = RecordingTake(number: open.number, path: open.path, fileFrame: open.fileFrame,
+                                 frameCount: session.frameCount - open.position, startFrame: open.startFrame,
+                                 onsetFrame: open.onset, sampleRate: format.sampleRate)
+        takes.done.append(take)
+        takes.open = nil
+        takes.endsWithThisBuffer = false
+        takes.lastEnd = control.withLock { $0.pauses.last?.from } ?? open.startFrame
+        session.takes = takes
+        events.yield(.takeEnded(take))
     }
 
     /// Writes the part of `bytes` (frames from `startFrame`) that belongs to `session`: from its start to
@@ -729,7 +834,11 @@ final class Delivery: Sendable {
             capture.withLock { capture.endDrain() }
         }
         let (pauses, markers) = control.withLock { ($0.pauses, $0.markers) }
+        endTake(session)
         session.closeFile(markers: markers, last: true)
+        // A sound-activated recording that never took leaves no file (it created the one it had ready).
+        let untaken = session.takes.map { $0.done.isEmpty } ?? false
+        if untaken { unlink(session.files[0]) }
         // The joins in the file: pauses that were resumed, up to the file's end.
         let joins = pauses.compactMap { span -> RecordingPause? in
             guard let to = span.to else { return nil }
@@ -737,16 +846,18 @@ final class Delivery: Sendable {
             return fileFrame <= session.frameCount
                 ? RecordingPause(startFrame: fileFrame, pausedFrames: to - span.from, sampleRate: format.sampleRate) : nil
         }
-        let summary = RecordingSummary(path: session.files[0], files: session.files,
+        let summary = RecordingSummary(path: session.files[0], files: untaken ? [] : session.files,
                                        fileType: session.writer.fileType, startFrame: session.startFrame,
                                        frameCount: session.frameCount, droppedFrames: session.droppedFrames,
-                                       gaps: session.gaps, pauses: joins, markers: session.markers,
+                                       gaps: session.gaps, pauses: session.takes == nil ? joins : [],
+                                       markers: session.markers, takes: session.takes?.done ?? [],
                                        levels: session.totals.levels,
                                        clippedSamples: session.totals.clippedSamples, error: error)
         changeControl { control in
             control.recordingPath = nil
             control.pauses = []
             control.markers = []
+            control.isTriggered = false
             control.remainingAtPause = nil
             control.endFrame = nil
             control.stopRequested = false

@@ -87,6 +87,9 @@ public struct RecordingSummary: Sendable, Hashable {
     public let pauses: [RecordingPause]
     /// Every marker dropped with `addMarker(_:)`, in order, with the file it is in.
     public let markers: [RecordingMarker]
+    /// Sound-activated takes (`record(to:trigger:)`), in order; empty for other recordings. Their
+    /// recordings list no `pauses`: the time between takes is what the takes leave out.
+    public let takes: [RecordingTake]
     /// Per channel over the whole file: sample peak and RMS in dBFS (same definition as the meters).
     public let levels: [LevelMeterState]
     /// Per channel: samples at full scale (|s| ≥ 32 767) in the file.
@@ -94,6 +97,62 @@ public struct RecordingSummary: Sendable, Hashable {
     /// Set when the recording ended because of a failure (write error, capture lost); the file holds
     /// everything written before it and is closed with a valid header.
     public let error: RecorderError?
+}
+
+/// When a sound-activated recording (`record(to:trigger:)`) takes: a take begins when a buffer's peak
+/// (the loudest channel's) rises above `startAbove`, with the pre-roll before that buffer, so the onset
+/// is not clipped; it ends once the peak has stayed below `stopBelow` for `hang` seconds (the quiet
+/// tail is kept). Decided per buffer (100 ms by default): a boundary is within one buffer of the
+/// crossing. Like sox's `silence` effect, live.
+public struct SoundTrigger: Sendable, Hashable {
+    /// dBFS (−159 … 0) a buffer's peak must rise above to begin a take.
+    public var startAbove: Float
+    /// dBFS (−160 … `startAbove`) the peak must stay below, for `hang`, to end it.
+    public var stopBelow: Float
+    /// Seconds (0 … 3 600) of quiet that end a take.
+    public var hang: Double
+    /// Every take in `path` itself, one after another, instead of numbered files `name-001.ext`,
+    /// `name-002.ext`…
+    public var oneFile: Bool
+
+    /// `stopBelow` nil: the same as `startAbove`.
+    public init(startAbove: Float, stopBelow: Float? = nil, hang: Double = 2, oneFile: Bool = false) {
+        self.startAbove = startAbove
+        self.stopBelow = stopBelow ?? startAbove
+        self.hang = hang
+        self.oneFile = oneFile
+    }
+}
+
+/// One take of a sound-activated recording.
+public struct RecordingTake: Sendable, Hashable {
+    /// 1, 2, … in the recording.
+    public let number: Int
+    /// The file holding it (its first file, should the container's 4 GiB have split it).
+    public let path: String
+    /// Its first frame in that file (0 for numbered files; with `oneFile`, after the takes before it).
+    public let fileFrame: Int64
+    /// Frames in the take, pre-roll and quiet tail included.
+    public let frameCount: Int64
+    /// Recorder frames of its first frame (the pre-roll's) and of the start of the buffer whose peak
+    /// rose above the threshold (compare with `LevelReading.endFrame`, `CapturedBuffer.startFrame`).
+    public let startFrame: Int64
+    public let onsetFrame: Int64
+    /// `fileFrame` and `frameCount` in seconds.
+    public let start: Double
+    public let duration: Double
+
+    init(number: Int, path: String, fileFrame: Int64, frameCount: Int64, startFrame: Int64, onsetFrame: Int64,
+         sampleRate: Int) {
+        self.number = number
+        self.path = path
+        self.fileFrame = fileFrame
+        self.frameCount = frameCount
+        self.startFrame = startFrame
+        self.onsetFrame = onsetFrame
+        start = Double(fileFrame) / Double(sampleRate)
+        duration = Double(frameCount) / Double(sampleRate)
+    }
 }
 
 /// A place in a recording marked with `addMarker(_:)`.
@@ -169,6 +228,10 @@ public enum RecorderEvent: Sendable, Hashable {
     case recordingPaused(atFrame: Int64)
     /// The recording resumed at `atFrame` after leaving `pausedFrames` frames out.
     case recordingResumed(atFrame: Int64, pausedFrames: Int64)
+    /// A sound-activated take began at recorder frame `atFrame` (its pre-roll's first) in `path`.
+    case takeStarted(number: Int, path: String, atFrame: Int64)
+    /// A sound-activated take ended (quiet for the hang time, or the recording stopped).
+    case takeEnded(RecordingTake)
     /// `addMarker(_:)` marked recorder frame `atFrame`, which is `recordingFrame` frames into the
     /// recording (across split files, paused frames left out).
     case markerAdded(label: String, atFrame: Int64, recordingFrame: Int64)

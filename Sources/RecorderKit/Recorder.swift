@@ -149,6 +149,47 @@ public final class Recorder: @unchecked Sendable {
     public func record(to path: String, overwrite: Bool = false, frameLimit: Int64? = nil,
                        preRoll: Double = 0, startingAt time: Double? = nil,
                        maxFramesPerFile: Int64? = nil, maxBytesPerFile: Int64? = nil) throws(RecorderError) -> Int64 {
+        try startRecording(to: path, overwrite: overwrite, frameLimit: frameLimit, preRoll: preRoll, startingAt: time,
+                           maxFramesPerFile: maxFramesPerFile, maxBytesPerFile: maxBytesPerFile, trigger: nil)
+    }
+
+    /// Records sound-activated takes, as a field recorder's auto-record or sox's `silence` effect, live:
+    /// from now on a take begins when the level rises above `trigger.startAbove` (with `preRoll`
+    /// seconds before that buffer, so the onset is not clipped) and ends after it stayed below
+    /// `trigger.stopBelow` for `trigger.hang`. Each take goes into a numbered file, `name-001.ext`,
+    /// `name-002.ext`… (the first is created now, so a bad path fails here), or with `oneFile` one after
+    /// another into `path`. The recording lasts until `stopRecording()` (an open take ends there), or
+    /// `frameLimit` frames of listening; `RecordingSummary.takes` lists the takes, and the events
+    /// `takeStarted` / `takeEnded` report them as they happen. A recording that never took leaves no
+    /// file. `pause()` does nothing to it; markers may be added (between takes, one goes to the next
+    /// take's first frame).
+    ///
+    /// Threads: as `record(to:)`.
+    /// - Parameters:
+    ///   - preRoll: seconds (0 … the recorder's `maximumPreRoll`) a take reaches back from the buffer that
+    ///     started it; no further back than the end of the take before it, or this call.
+    /// - Returns: the recorder frame from which the recording listens.
+    @discardableResult
+    public func record(to path: String, trigger: SoundTrigger, preRoll: Double = 0, overwrite: Bool = false,
+                       frameLimit: Int64? = nil) throws(RecorderError) -> Int64 {
+        guard trigger.startAbove.isFinite, (-159...0).contains(trigger.startAbove) else {
+            throw RecorderError(.invalidFormat,
+                "invalid start threshold \(trigger.startAbove) dBFS: use -159 to 0 dBFS, e.g. -40")
+        }
+        guard trigger.stopBelow.isFinite, (-160...trigger.startAbove).contains(trigger.stopBelow) else {
+            throw RecorderError(.invalidFormat,
+                "invalid stop threshold \(trigger.stopBelow) dBFS: use -160 dBFS up to the start threshold (\(trigger.startAbove))")
+        }
+        guard trigger.hang.isFinite, (0...3_600).contains(trigger.hang) else {
+            throw RecorderError(.invalidFormat, "invalid hang time \(trigger.hang) s: use 0 to 3600 seconds")
+        }
+        return try startRecording(to: path, overwrite: overwrite, frameLimit: frameLimit, preRoll: preRoll, startingAt: nil,
+                                  maxFramesPerFile: nil, maxBytesPerFile: nil, trigger: trigger)
+    }
+
+    private func startRecording(to path: String, overwrite: Bool, frameLimit: Int64?, preRoll: Double,
+                                startingAt time: Double?, maxFramesPerFile: Int64?, maxBytesPerFile: Int64?,
+                                trigger: SoundTrigger?) throws(RecorderError) -> Int64 {
         guard preRoll.isFinite, preRoll >= 0, let preRollFrames = format.frames(seconds: preRoll) else {
             throw RecorderError(.invalidFormat,
                 "invalid pre-roll \(preRoll) s: use 0 to \(seconds(Double(delivery.maximumPreRollFrames) / Double(format.sampleRate))) seconds "
@@ -178,12 +219,14 @@ public final class Recorder: @unchecked Sendable {
                 throw RecorderError(.invalidState,
                     "cannot record to '\(path)': already recording to '\(current)'; call stopRecording() first")
             }
-            let writer = try SoundFileWriter(path: path, format: format, overwrite: overwrite,
+            // Numbered takes: the first take's file, made ready now.
+            let firstPath = trigger.map { $0.oneFile ? path : FileType.numberedPath(path, 1) } ?? path
+            let writer = try SoundFileWriter(path: firstPath, format: format, overwrite: overwrite,
                                              maxFramesPerWrite: bufferFrameCapacity)
             if FileSession.limit(of: writer, maxFrames: maxFramesPerFile, maxBytes: maxBytesPerFile,
                                  bytesPerFrame: format.bytesPerFrame) < 1 {
                 writer.close()
-                if !overwrite { unlink(path) }
+                if !overwrite { unlink(writer.path) }
                 throw RecorderError(.invalidFormat,
                     "invalid file size limit \(maxBytesPerFile ?? 0) bytes: the \(writer.fileType.rawValue.uppercased()) "
                     + "header alone takes \(writer.headerBytes); allow more")
@@ -192,7 +235,8 @@ public final class Recorder: @unchecked Sendable {
                 // The lock holds the read callback off: every frame after `start` reaches the new session.
                 var start = capture.framePosition
                 if let time { start = capture.frameCaptured(at: Int64((time * 1e9).rounded())) }
-                start -= preRollFrames
+                // A sound-activated recording's pre-roll is its takes', not its own.
+                if trigger == nil { start -= preRollFrames }
                 // Frames before the capture position come from the kept audio, no further back than it
                 // reaches (its spare buffers cover the one that may be delivered before the delivery
                 // thread takes this recording); without kept audio, a take begins now at the earliest.
@@ -200,8 +244,13 @@ public final class Recorder: @unchecked Sendable {
                     ? max(0, delivery.framePosition.load(ordering: .acquiring) - delivery.maximumPreRollFrames)
                     : capture.framePosition
                 start = max(start, earliest)
+                let takes = trigger.map { trigger in
+                    TakeState(trigger: trigger, hangFrames: format.frames(seconds: trigger.hang) ?? 0,
+                              preRollFrames: preRollFrames, lastEnd: start)
+                }
                 let session = FileSession(writer: writer, format: format, overwrite: overwrite, startFrame: start,
-                                          maxFramesPerFile: maxFramesPerFile, maxBytesPerFile: maxBytesPerFile)
+                                          maxFramesPerFile: maxFramesPerFile, maxBytesPerFile: maxBytesPerFile,
+                                          baseName: trigger.map { $0.oneFile ? nil : path } ?? nil, takes: takes)
                 delivery.control.withLock { control in
                     control.recordingNumber += 1
                     session.number = control.recordingNumber
@@ -210,7 +259,9 @@ public final class Recorder: @unchecked Sendable {
                     control.endFrame = frameLimit.map { start + $0 }
                     control.stopRequested = false
                     control.recordingStart = start
-                    control.pauses = []
+                    // Sound-activated: paused (listening) until the first take.
+                    control.pauses = trigger == nil ? [] : [PauseSpan(from: start, to: nil)]
+                    control.isTriggered = trigger != nil
                     control.markers = []
                     control.remainingAtPause = nil
                 }
@@ -251,7 +302,7 @@ public final class Recorder: @unchecked Sendable {
     public func pause() -> Int64? {
         capture.withLock {
             return delivery.control.withLock { control -> Int64? in
-                guard control.recordingPath != nil else { return nil }
+                guard control.recordingPath != nil, !control.isTriggered else { return nil }
                 if let open = control.pauses.last, open.to == nil { return open.from }
                 // The lock holds the read callback off: the frame is exactly where capture stands (or
                 // where a timed take is to begin, if that is still to come).

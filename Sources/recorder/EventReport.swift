@@ -63,6 +63,14 @@ struct EventReport: Equatable {
         case .markerAdded(let label, let frame, let position):
             message = "\(label) at \(clock(Double(position) / Double(rate)))"
             json = line("marker", frame, ", \"position_s\": \(seconds(position)), \"frame\": \(position), \"label\": \(jsonString(label))")
+        case .takeStarted(let number, let path, let frame):
+            message = "take \(number) began at \(at(frame)) in \(path)"
+            json = line("take-start", frame, ", \"take\": \(number), \"path\": \(jsonString(path))")
+        case .takeEnded(let take):
+            message = "take \(take.number) ended: \(seconds(take.frameCount)) s in \(take.path)"
+            json = line("take-end", take.startFrame + take.frameCount, ", \"take\": \(take.number), \"path\": \(jsonString(take.path)), "
+                        + "\"file_frame\": \(take.fileFrame), \"frames\": \(take.frameCount), \"duration_s\": \(seconds(take.frameCount)), "
+                        + "\"onset_t\": \(format(max(0, time(take.onsetFrame)), 3))")
         case .recordingFinished, .captureFailed:
             return nil
         @unknown default:

@@ -45,7 +45,42 @@ struct Record: AsyncParsableCommand {
         valueName: "seconds"))
     var preRoll: Double = 0
 
+    @Option(name: .customLong("start-above"), parsing: .unconditional, help: ArgumentHelp(
+        "Sound-activated: a take begins when the level (a buffer's peak, the loudest channel) rises above this (-159 to 0 dBFS), with --pre-roll before it; each take is a numbered file, OUTPUT-001, -002…",
+        valueName: "dBFS"))
+    var startAbove: Float?
+
+    @Option(name: .customLong("stop-below"), parsing: .unconditional, help: ArgumentHelp(
+        "Sound-activated: a take ends once the level stayed below this for --hang (default: --start-above).",
+        valueName: "dBFS"))
+    var stopBelow: Float?
+
+    @Option(help: ArgumentHelp("Sound-activated: seconds of quiet that end a take (0 to 3600).", valueName: "seconds"))
+    var hang: Double = 2
+
+    @Flag(name: .customLong("one-file"), help: "Sound-activated: every take into OUTPUT itself, one after another.")
+    var oneFile = false
+
     func validate() throws {
+        if startAbove == nil {
+            for (given, name) in [(stopBelow != nil, "--stop-below"), (hang != 2, "--hang"), (oneFile, "--one-file")] where given {
+                throw ValidationError("\(name) needs --start-above: give the level that starts a take, e.g. --start-above -40")
+            }
+        } else {
+            for (given, name) in [(startAt != nil, "--start-at"), (maxFileTime != nil, "--max-file-time"),
+                                  (maxFileSize != nil, "--max-file-size")] where given {
+                throw ValidationError("--start-above cannot be combined with \(name): sound-activated takes are files of their own")
+            }
+        }
+        if let startAbove, !(startAbove.isFinite && (-159...0).contains(startAbove)) {
+            throw ValidationError("invalid --start-above \(startAbove): use -159 to 0 dBFS, e.g. -40")
+        }
+        if let stopBelow, !(stopBelow.isFinite && (-160...(startAbove ?? 0)).contains(stopBelow)) {
+            throw ValidationError("invalid --stop-below \(stopBelow): use -160 dBFS up to --start-above (\(startAbove ?? 0))")
+        }
+        if !(hang.isFinite && (0...3_600).contains(hang)) {
+            throw ValidationError("invalid --hang \(hang): use 0 to 3600 seconds")
+        }
         try display.validate(with: capture)
         if let startAt, StartTime(startAt) == nil {
             throw ValidationError("invalid --start-at '\(startAt)': use +SECONDS (e.g. +10) or a clock time today, HH:MM or HH:MM:SS")
@@ -108,11 +143,17 @@ struct Record: AsyncParsableCommand {
         let stops = StopRequests.shared
         stops.arm { _ in Task { _ = try? await recorder.stopRecording() } }
         let fileStart: Int64
+        let trigger = startAbove.map { SoundTrigger(startAbove: $0, stopBelow: stopBelow, hang: hang, oneFile: oneFile) }
         do {
-            fileStart = try recorder.record(to: output, overwrite: force, frameLimit: limit,
-                                            preRoll: preRoll, startingAt: startTime,
-                                            maxFramesPerFile: maxFileTime.flatMap(frames),
-                                            maxBytesPerFile: maxFileSize.flatMap(Self.bytes))
+            if let trigger {
+                fileStart = try recorder.record(to: output, trigger: trigger, preRoll: preRoll, overwrite: force,
+                                                frameLimit: limit)
+            } else {
+                fileStart = try recorder.record(to: output, overwrite: force, frameLimit: limit,
+                                                preRoll: preRoll, startingAt: startTime,
+                                                maxFramesPerFile: maxFileTime.flatMap(frames),
+                                                maxBytesPerFile: maxFileSize.flatMap(Self.bytes))
+            }
         } catch {
             await recorder.stop()
             throw fail(error, hint: error.code == .fileExists ? "pass --force to replace it" : nil)
@@ -138,6 +179,10 @@ struct Record: AsyncParsableCommand {
                     live.setStatus(nil)
                 case .markerAdded:
                     live.addMarker()
+                case .takeStarted(let number, _, _):
+                    live.setStatus("take \(number)")
+                case .takeEnded:
+                    live.setStatus("waiting")
                 default:
                     break
                 }
@@ -157,7 +202,10 @@ struct Record: AsyncParsableCommand {
             }
         } : nil
         defer { keys?.restore() }
-        if keys != nil { live.setHint("keys: space pause/resume, m marker, q stop") }
+        if keys != nil {
+            live.setHint(trigger == nil ? "keys: space pause/resume, m marker, q stop" : "keys: m marker, q stop")
+        }
+        if let trigger { live.setStatus("waiting for > \(format(Double(trigger.startAbove), 1)) dBFS") }
         live.start()
         let sampleRate = Double(capture.rate)
         let consumer = Task {
@@ -167,8 +215,9 @@ struct Record: AsyncParsableCommand {
                 let bufferStart = reading.endFrame - Int64(reading.frameCount)
                 // Once it has ended, where it really ended: a failure (a split onto an existing file, a
                 // full disk) ends it before its duration.
-                // Pauses push the end back by what they left out.
-                let fileEnd = recorder.isRecording ? limit.map { fileStart + $0 + pauses.pausedFrames }
+                // Pauses push the end back by what they left out; takes are listened for up to the limit.
+                let fileEnd = trigger != nil ? limit.map { fileStart + $0 }
+                    : recorder.isRecording ? limit.map { fileStart + $0 + pauses.pausedFrames }
                     : recorder.lastRecording.map { $0.startFrame + $0.frameCount + $0.pauses.reduce(0) { $0 + $1.pausedFrames } }
                         ?? limit.map { fileStart + $0 + pauses.pausedFrames }
                 guard reading.endFrame > fileStart, bufferStart < (fileEnd ?? .max) else { continue }
@@ -193,13 +242,26 @@ struct Record: AsyncParsableCommand {
     private func printSummary(_ summary: RecordingSummary, rate: Int) {
         func list(_ values: [String]) -> String { values.count == 1 ? values[0] : "[" + values.joined(separator: ", ") + "]" }
         let seconds = Double(summary.frameCount) / Double(rate)
-        let text = "recorded \(summary.path): \(format(seconds, 3)) s, \(summary.frameCount) frames, "
+        if let startAbove, summary.takes.isEmpty {
+            writeError("no take: the level never rose above \(format(Double(startAbove), 1)) dBFS; no file was written\n")
+            return
+        }
+        let what = startAbove == nil ? summary.path
+            : summary.takes.count == 1 ? "1 take" : "\(summary.takes.count) takes"
+        let text = "recorded \(what): \(format(seconds, 3)) s, \(summary.frameCount) frames, "
             + "average \(list(summary.levels.map { format(Double($0.averagePower), 2) })) dBFS, "
             + "peak \(list(summary.levels.map { format(Double($0.peakPower), 2) })) dBFS, "
             + "clipped \(list(summary.clippedSamples.map(String.init))) samples, "
             + "dropped \(summary.droppedFrames) frames\n"
         writeError(text)
-        if summary.files.count > 1 {
+        if startAbove != nil {
+            for take in summary.takes {
+                // When the sound came, in the time since the command began listening.
+                let onset = Double(take.onsetFrame - summary.startFrame) / Double(rate)
+                writeError("take \(take.number): \(take.path)" + (oneFile ? " at \(clock(take.start))" : "")
+                           + ", \(format(take.duration, 3)) s, sound from \(clock(onset))\n")
+            }
+        } else if summary.files.count > 1 {
             writeError("files: " + summary.files.joined(separator: ", ") + "\n")
         }
         for gap in summary.gaps {

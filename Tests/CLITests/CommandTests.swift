@@ -103,6 +103,9 @@ struct CommandTests {
         "--vu-reference": ["0", "-1"],
         "--pre-roll": ["0", "1e-9"],
         "--start-at": [],
+        "--start-above": ["0", "-1"],
+        "--stop-below": ["0", "-1"],
+        "--hang": ["0", "1e-9"],
     ]
 
     /// `--start-at +1 --pre-roll 0.5 --duration 0.8`: the take waits for its time, begins half a second
@@ -132,6 +135,54 @@ struct CommandTests {
         }
     }
 
+    /// `--start-above -30 --stop-below -40 --hang 0.5 --pre-roll 0.3` while bursts of noise play: two
+    /// numbered files, each as long as its take-end event says and holding its burst, the events and
+    /// summary naming them; the options without --start-above, or with what cannot go with it, are usage
+    /// errors.
+    @Test func soundActivatedTakesAreNumberedFiles() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let silence = [Int16](repeating: 0, count: 44_100)
+            let first = noiseSamples(count: 44_100, seed: 61), second = noiseSamples(count: 30_870, seed: 62)
+            try writeWAV(directory + "/onoff.wav", samples: silence + first + silence + silence + second + silence + silence,
+                         channels: 1)
+            let player = Task { try await server.play(directory + "/onoff.wav") }
+            let result = try await recorder(["record", directory + "/take.wav", "--source", PrivateServer.monoSink + ".monitor",
+                                             "--start-above", "-30", "--stop-below", "-40", "--hang", "0.5",
+                                             "--pre-roll", "0.3", "--duration", "7", "--levels-json"], server: server)
+            try await player.value
+            #expect(result.status == 0, "\(result.stderr)")
+            let events = result.stdout.split(separator: "\n").filter { $0.hasPrefix("{\"event\"") }
+                .compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+            #expect(events.compactMap { $0["event"] as? String } == ["take-start", "take-end", "take-start", "take-end"])
+            let ends = events.filter { $0["event"] as? String == "take-end" }
+            for (index, (end, burst)) in zip(ends, [first, second]).enumerated() {
+                let file = directory + "/take-00\(index + 1).wav"
+                #expect(end["path"] as? String == file)
+                let take = try readSoundFile(file)
+                #expect(take.frames == end["frames"] as? Int)
+                // The burst, whole, after the 0.3 s pre-roll (within one buffer) and before the 0.5 s hang.
+                let start = try #require(firstIndex(of: Array(burst.prefix(64)), in: take.samples), "take \(index + 1)")
+                #expect(start >= 13_230 && start < 13_230 + 4_410, "take \(index + 1) sound from \(start)")
+                #expect(Array(take.samples[start..<min(take.samples.count, start + burst.count)]) == burst)
+                #expect(take.samples.count - (start + burst.count) >= 22_050)
+            }
+            #expect(result.stderr.contains("recorded 2 takes: "), "\(result.stderr)")
+            #expect(result.stderr.contains("\ntake 1: \(directory)/take-001.wav, ") && result.stderr.contains("\ntake 2: \(directory)/take-002.wav, "),
+                    "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: directory + "/take.wav"))
+            for (arguments, message) in [
+                (["--hang", "1"], "recorder: --hang needs --start-above: give the level that starts a take, e.g. --start-above -40"),
+                (["--start-above", "-30", "--start-at", "+1"], "recorder: --start-above cannot be combined with --start-at: sound-activated takes are files of their own"),
+                (["--start-above", "-30", "--stop-below", "-20"], "recorder: invalid --stop-below -20.0: use -160 dBFS up to --start-above (-30.0)"),
+            ] {
+                let refused = try await recorder(["record", directory + "/x.wav"] + arguments, server: server)
+                #expect(refused.status == 64)
+                #expect(refused.stderr.hasPrefix(message), "\(refused.stderr)")
+            }
+        }
+    }
+
     @Test(arguments: hostileTaken.keys.sorted())
     func hostileNumbersAreRefusedInOneLineOrTakenNeverATrap(option: String) async throws {
         try await withPrivateServer { server in
@@ -143,15 +194,18 @@ struct CommandTests {
             let named = ["--duration": "duration", "--max-file-time": "max-file-time", "--max-file-size": "max-file-size",
                          "--reconnect-timeout": "reconnect timeout", "--queue-limit": "queue-limit", "--rate": "rate",
                          "--channels": "channel", "--target": "target", "--vu-reference": "vu-reference",
-                         "--pre-roll": "pre-roll", "--start-at": "start-at"][option]!
+                         "--pre-roll": "pre-roll", "--start-at": "start-at", "--start-above": "start-above",
+                         "--stop-below": "stop-below", "--hang": "hang"][option]!
             var runs: [(value: String, arguments: [String])] = []
             for value in values {
                 let bounded = option == "--duration" ? [] : ["--duration", "0.05"]
                 // The meter whose option it is, so that the value is used, not only parsed.
-                let meter = option == "--target" ? ["--meter", "loudness"] : option == "--vu-reference" ? ["--meter", "vu"] : []
+                let meter = option == "--target" ? ["--meter", "loudness"] : option == "--vu-reference" ? ["--meter", "vu"]
+                    : ["--stop-below", "--hang"].contains(option) ? ["--start-above=0"] : []
                 runs.append((value, ["record", directory + "/\(runs.count).aiff", "--source", PrivateServer.sineSource,
                                      "--quiet", "\(option)=\(value)"] + bounded + meter))
-                if !["--max-file-time", "--max-file-size", "--pre-roll", "--start-at"].contains(option) {
+                if !["--max-file-time", "--max-file-size", "--pre-roll", "--start-at", "--start-above", "--stop-below",
+                     "--hang"].contains(option) {
                     runs.append((value, ["meter", "--source", PrivateServer.sineSource, "\(option)=\(value)"] + bounded + meter))
                 }
             }
