@@ -81,7 +81,9 @@ struct MeterScale {
 
     /// `kind`'s raw value (`MeterReading.values`) on its scale: DIN dB for type I, BBC marks for type II.
     static func scaled(_ value: Double, kind: MeterKind) -> Double {
-        switch kind {
+        // Silence (RecorderKit's −160) has no place on a scale.
+        guard value > Double(LevelMeterState.silence) else { return -.infinity }
+        return switch kind {
         case .ppm1: value + 9
         case .ppm2: value.isFinite ? 4 + (value + 18) / 4 : value
         default: value

@@ -57,8 +57,9 @@ final class LiveOutput: Sendable {
 
     /// `--levels-json`'s line for one buffer: t, frames, average_db, peak_db, and with `meter` its values.
     static func jsonLine(_ reading: MeterReading, frames: Int64, time: Double, meter: MeterKind?) -> String {
+        // JSON's one spelling of silence and of what is undefined: null (the API's −160 included).
         func number(_ value: Double?) -> String {
-            guard let value, value.isFinite else { return "null" }
+            guard let value, value.isFinite, value > Double(LevelMeterState.silence) else { return "null" }
             return format(value, 2)
         }
         func list(_ values: [Double]) -> String { "[" + values.map(number).joined(separator: ", ") + "]" }

@@ -14,12 +14,25 @@ func recorder(_ arguments: [String], server: PrivateServer? = nil,
     return try await offThread { try runProcess(executable, arguments, environment: settled) }
 }
 
-/// The JSON level lines of stdout, parsed.
+/// The JSON level lines of stdout, parsed; silence, which JSON spells null, as the API's −160.
 struct LevelLine: Decodable {
     let t: Double
     let frames: Int64
     let average_db: [Double]
     let peak_db: [Double]
+    /// The lines' own spelling, null included.
+    let rawPeaks: [Double?]
+
+    private enum CodingKeys: String, CodingKey { case t, frames, average_db, peak_db }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        t = try container.decode(Double.self, forKey: .t)
+        frames = try container.decode(Int64.self, forKey: .frames)
+        average_db = try container.decode([Double?].self, forKey: .average_db).map { $0 ?? -160 }
+        rawPeaks = try container.decode([Double?].self, forKey: .peak_db)
+        peak_db = rawPeaks.map { $0 ?? -160 }
+    }
 }
 
 /// The level lines of `--levels-json` output (event lines, which carry "event", are left out).
@@ -146,13 +159,20 @@ struct CommandTests {
             let first = noiseSamples(count: 44_100, seed: 61), second = noiseSamples(count: 30_870, seed: 62)
             try writeWAV(directory + "/onoff.wav", samples: silence + first + silence + silence + second + silence + silence,
                          channels: 1)
-            let player = Task { try await server.play(directory + "/onoff.wav") }
-            let result = try await recorder(["record", directory + "/take.wav", "--source", PrivateServer.monoSink + ".monitor",
-                                             "--start-above", "-30", "--stop-below", "-40", "--hang", "0.5",
-                                             "--pre-roll", "0.3", "--duration", "7", "--levels-json"], server: server)
-            try await player.value
+            let process = try RunningProcess(try builtProduct("recorder"),
+                ["record", directory + "/take.wav", "--source", PrivateServer.monoSink + ".monitor",
+                 "--start-above", "-30", "--stop-below", "-40", "--hang", "0.5", "--pre-roll", "0.3", "--duration", "8",
+                 "--levels-json"], environment: server.clientEnvironment)
+            // The noise once the recorder listens (its first level line), so no burst comes before it.
+            var lines: [String] = []
+            for await line in process.lines {
+                if lines.isEmpty { try await server.play(directory + "/onoff.wav") }
+                lines.append(line)
+            }
+            let (status, stderr) = await process.wait()
+            let result = (status: status, stderr: stderr)
             #expect(result.status == 0, "\(result.stderr)")
-            let events = result.stdout.split(separator: "\n").filter { $0.hasPrefix("{\"event\"") }
+            let events = lines.filter { $0.hasPrefix("{\"event\"") }
                 .compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
             #expect(events.compactMap { $0["event"] as? String } == ["take-start", "take-end", "take-start", "take-end"])
             let ends = events.filter { $0["event"] as? String == "take-end" }

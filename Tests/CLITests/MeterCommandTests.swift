@@ -16,6 +16,29 @@ private func first(_ line: [String: Any], _ key: String) -> Double? { (line[key]
 
 @Suite(.timeLimit(.minutes(1)))
 struct MeterCommandTests {
+    /// Silence has one spelling in the JSON: null, in the level arrays and every meter's values, never
+    /// −160 beside null as one line once had.
+    @Test(arguments: ["", "peak", "vu", "ppm1", "ppm2", "loudness"])
+    func silenceIsNullInTheJSON(meter: String) async throws {
+        try await withPrivateServer { server in
+            let result = try await recorder(["meter", "--source", PrivateServer.monoSink + ".monitor", "--duration", "0.5",
+                                             "--levels-json"] + (meter.isEmpty ? [] : ["--meter", meter]), server: server)
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = try jsonLines(result.stdout)
+            #expect(lines.count >= 4)
+            for line in lines {
+                for key in ["average_db", "peak_db", "peak_hold_dbfs", "vu", "ppm_db", "din_db", "bbc_mark", "true_peak_dbtp"]
+                where line[key] != nil {
+                    let values = try #require(line[key] as? [Any], "\(key)")
+                    #expect(values.allSatisfy { $0 is NSNull }, "\(meter) \(key): \(values)")
+                }
+                for key in ["momentary_lufs", "short_term_lufs", "integrated_lufs", "loudness_range_lu"] where meter == "loudness" {
+                    #expect(line[key] is NSNull, "\(key): \(String(describing: line[key]))")
+                }
+            }
+        }
+    }
+
     /// Each ballistic meter's steady reading of the sine, on its own scale, once it has settled (1 s).
     @Test(arguments: ["peak", "vu", "ppm1", "ppm2"])
     func theSelectedMetersValuesAreInTheLevelLines(meter: String) async throws {

@@ -16,6 +16,28 @@ private func readings(_ stream: AsyncStream<MeterReading>, until seconds: Double
 
 @Suite(.timeLimit(.minutes(1)))
 struct MeterReadingTests {
+    /// Silence has one spelling in the dB API: −160, in the core levels, every standard meter's values
+    /// and the AVAudioRecorder-style calls; the loudness of silence is undefined: nil.
+    @Test func silenceReadsMinus160EverywhereInTheAPI() async throws {
+        try await withPrivateServer { server in
+            let recorder = try Recorder(source: PrivateServer.monoSink + ".monitor", server: server.address)
+            defer { recorder.stop() }
+            recorder.isMeteringEnabled = true
+            for kind in MeterKind.allCases {
+                let stream = try recorder.meterReadings(kind)
+                let seen = try await readings(stream, until: 0.5)
+                #expect(seen.allSatisfy { $0.values == [-160] && $0.levels == [LevelMeterState(averagePower: -160, peakPower: -160)] },
+                        "\(kind): \(seen.map(\.values))")
+                if kind == .loudness {
+                    #expect(seen.allSatisfy { $0.loudness?.momentary == nil && $0.loudness?.integrated == nil })
+                }
+            }
+            recorder.updateMeters()
+            #expect(recorder.peakPower(forChannel: 0) == -160 && recorder.averagePower(forChannel: 0) == -160)
+            #expect(recorder.getPeakPower() == -160)
+        }
+    }
+
     @Test func liveMetersReadTheSineOncePerBufferAndEndAtStop() async throws {
         try await withPrivateServer { server in
             let recorder = try Recorder(source: PrivateServer.sineSource, server: server.address)

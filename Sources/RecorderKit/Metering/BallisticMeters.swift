@@ -77,8 +77,8 @@ public struct PeakHoldMeter: Sendable {
         self.clipRun = clipRun
     }
 
-    /// The held peak in dBFS (−∞ for silence).
-    public var peak: Double { 20 * log10(held) }
+    /// The held peak in dBFS (−160 for silence, the floor of every dB reading in RecorderKit).
+    public var peak: Double { floored(20 * log10(held)) }
 
     public mutating func add(_ samples: UnsafeBufferPointer<Float>, stride: Int = 1) {
         let holdSamples = Int(hold * Double(sampleRate))
@@ -147,8 +147,8 @@ public struct VUMeter: Sendable {
 
     /// The needle position relative to 0 VU (1.0 = 0 VU), linear.
     public var needle: Double { position / referencePosition }
-    /// The reading in VU (dB relative to the reference), −∞ at rest.
-    public var reading: Double { 20 * log10(max(needle, 0)) }
+    /// The reading in VU (dB relative to the reference), −160 at rest.
+    public var reading: Double { floored(20 * log10(max(needle, 0))) }
 
     public mutating func add(_ samples: UnsafeBufferPointer<Float>, stride: Int = 1) {
         let w = Self.naturalFrequency, z = Self.damping, dt = 1 / Double(sampleRate)
@@ -198,7 +198,8 @@ public struct PPMMeter: Sendable {
         steady = Self.response(seconds: 1, frequency: 1_000, sampleRate: sampleRate, charge: charge, release: release)
     }
 
-    public var reading: Double { 20 * log10(value / steady) }
+    /// The reading in dB relative to a full-scale sine's, −160 at rest.
+    public var reading: Double { floored(20 * log10(value / steady)) }
 
     private static func step(_ value: inout Double, _ input: Double, charge: Double, release: Double) {
         if input > value { value += (input - value) * charge } else { value *= release }
@@ -235,4 +236,10 @@ public struct PPMMeter: Sendable {
             index += stride
         }
     }
+}
+
+/// A dB reading with RecorderKit's one spelling of silence: −160 (as AVAudioRecorder's meters and
+/// `LevelMeterState.silence`), never −∞ or NaN.
+func floored(_ decibels: Double) -> Double {
+    decibels.isNaN ? Double(LevelMeterState.silence) : max(Double(LevelMeterState.silence), decibels)
 }

@@ -59,7 +59,7 @@ public struct MeterReading: Sendable, Hashable {
     public let time: Double
     /// The core meter of the same buffer (what `LevelReading` carries).
     public let levels: [LevelMeterState]
-    /// Per channel, the meter's reading in its unit, −∞ at rest: `peak` the held sample peak (dBFS),
+    /// Per channel, the meter's reading in its unit, −160 at rest (silence): `peak` the held sample peak (dBFS),
     /// `vu` VU, `ppm1`/`ppm2` dB relative to a full-scale sine, `loudness` the true peak so far (dBTP).
     public let values: [Double]
     /// `peak` only (zeros otherwise): full-scale samples so far, and clip events, per channel.
@@ -144,7 +144,7 @@ public final class StandardMeter {
         case .peak: peaks.map(\.peak)
         case .vu: vus.map(\.reading)
         case .ppm1, .ppm2: ppms.map(\.reading)
-        case .loudness: (0..<channelCount).map { loudnessMeter?.truePeak(channel: $0) ?? -.infinity }
+        case .loudness: (0..<channelCount).map { loudnessMeter?.truePeak(channel: $0).map(floored) ?? Double(LevelMeterState.silence) }
         }
     }
 
