@@ -721,7 +721,8 @@ final class Delivery: Sendable {
         preRoll?.append(bytes, startFrame: startFrame)
         state.position = endFrame
         framePosition.store(endFrame, ordering: .releasing)
-        readout.publish(bytes, endFrame: endFrame, frameCount: frameCount, measured: state.meterScratch)
+        readout.publish(bytes, endFrame: endFrame, frameCount: frameCount, measured: state.meterScratch,
+                        recordingPosition: state.session?.frameCount)
 
         if let handler = inputHandler.withLock({ $0 }) {
             handler.call(CapturedBuffer(startFrame: startFrame, frameCount: frameCount, format: format, bytes: bytes))

@@ -7,10 +7,25 @@ public struct LevelReading: Sendable, Hashable {
     public let endFrame: Int64
     /// Frames in this buffer (a full buffer, or fewer when a recording stop flushed it early).
     public let frameCount: Int
-    /// Seconds of audio since the recorder started, at this buffer's end (`endFrame / sampleRate`).
+    /// Seconds of audio since the recorder started, at this buffer's end (`endFrame / sampleRate`):
+    /// the capture's clock, which runs from the recorder's creation, paused or not.
     public let time: Double
     /// Per channel: RMS (`averagePower`) and sample peak (`peakPower`) of this buffer, in dBFS.
     public let channels: [LevelMeterState]
+    /// While recording: the recording's length in frames once this buffer was written (across split
+    /// files, paused frames left out): where the buffer's end is in the file. nil when not recording.
+    public let recordingPosition: Int64?
+    /// `recordingPosition` in seconds (`currentTime` as of this buffer).
+    public let recordingTime: Double?
+
+    init(endFrame: Int64, frameCount: Int, sampleRate: Int, channels: [LevelMeterState], recordingPosition: Int64? = nil) {
+        self.endFrame = endFrame
+        self.frameCount = frameCount
+        time = Double(endFrame) / Double(sampleRate)
+        self.channels = channels
+        self.recordingPosition = recordingPosition
+        recordingTime = recordingPosition.map { Double($0) / Double(sampleRate) }
+    }
 }
 
 /// One filled capture buffer, as an AudioQueue input callback sees it.

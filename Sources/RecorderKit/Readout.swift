@@ -44,9 +44,11 @@
 
     /// Publishes a measured buffer ending at `endFrame`: its level reading, and the buffer to every
     /// standard meter, whose readings follow. The delivery thread, after the buffer is written.
-    public func publish(_ bytes: UnsafeRawBufferPointer, endFrame: Int64, frameCount: Int, measured: [LevelMeterState]) {
+    public func publish(_ bytes: UnsafeRawBufferPointer, endFrame: Int64, frameCount: Int, measured: [LevelMeterState],
+                        recordingPosition: Int64? = nil) {
         let time = Double(endFrame) / Double(format.sampleRate)
-        levels.yield(LevelReading(endFrame: endFrame, frameCount: frameCount, time: time, channels: measured))
+        levels.yield(LevelReading(endFrame: endFrame, frameCount: frameCount, sampleRate: format.sampleRate,
+                                  channels: measured, recordingPosition: recordingPosition))
         meters.deliver(bytes, endFrame: endFrame, frameCount: frameCount, time: time, levels: measured)
     }
 

@@ -605,16 +605,33 @@ public final class Recorder: @unchecked Sendable {
     // MARK: Metering
 
     /// Sample peak of channel 0 over the latest buffer, in dBFS (0 = full scale, −160 = silence).
-    public func getPeakPower() -> Float { getPeakPower(channel: 0) }
+    public func getPeakPower() -> Float { levelMeterState(channel: 0).peakPower }
 
     /// RMS of channel 0 over the latest buffer, in dBFS (a full-scale sine reads −3.01).
-    public func getAveragePower() -> Float { getAveragePower(channel: 0) }
+    public func getAveragePower() -> Float { levelMeterState(channel: 0).averagePower }
 
-    /// Sample peak of `channel` over the latest buffer, in dBFS; −160 for a channel that does not exist.
-    public func getPeakPower(channel: Int) -> Float { levelMeterState(channel: channel).peakPower }
+    /// Sample peak of `channel` (0 …) over the latest buffer, in dBFS.
+    /// - Throws: `.invalidChannel` for a channel the recorder does not capture. (AVAudioRecorder's
+    ///   `peakPower(forChannel:)` reads −160 for it instead, as Apple's does.)
+    public func getPeakPower(channel: Int) throws(RecorderError) -> Float {
+        try checkChannel(channel)
+        return levelMeterState(channel: channel).peakPower
+    }
 
-    /// RMS of `channel` over the latest buffer, in dBFS; −160 for a channel that does not exist.
-    public func getAveragePower(channel: Int) -> Float { levelMeterState(channel: channel).averagePower }
+    /// RMS of `channel` (0 …) over the latest buffer, in dBFS.
+    /// - Throws: `.invalidChannel` for a channel the recorder does not capture.
+    public func getAveragePower(channel: Int) throws(RecorderError) -> Float {
+        try checkChannel(channel)
+        return levelMeterState(channel: channel).averagePower
+    }
+
+    private func checkChannel(_ channel: Int) throws(RecorderError) {
+        guard (0..<format.channelCount).contains(channel) else {
+            throw RecorderError(.invalidChannel,
+                "there is no channel \(channel): the recorder captures \(format.channelCount) channel"
+                + (format.channelCount == 1 ? " (0)" : "s (0 to \(format.channelCount - 1))"))
+        }
+    }
 
     /// One `LevelMeterState` per channel for the latest buffer (kAudioQueueProperty_CurrentLevelMeterDB).
     public var currentLevelMeterStates: [LevelMeterState] { delivery.readout.currentLevels.withLock { $0 } }

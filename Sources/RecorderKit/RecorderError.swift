@@ -10,7 +10,7 @@ public struct RecorderError: Error, Sendable, Hashable, CustomStringConvertible 
         private enum Kind: Hashable, Sendable {
             case invalidFormat, serverUnreachable, sourceNotFound, streamFailed
             case fileExists, cannotCreateFile, unsupportedFileType, writeFailed, invalidState, cannotReadFile
-            case fileInUse, sinkNotFound, readFailed
+            case fileInUse, sinkNotFound, readFailed, invalidChannel
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -42,6 +42,8 @@ public struct RecorderError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let cannotReadFile = Code(.cannotReadFile)
         /// The call does not fit the recorder's state (already recording, already stopped).
         public static let invalidState = Code(.invalidState)
+        /// A channel number the stream does not have (channels count from 0).
+        public static let invalidChannel = Code(.invalidChannel)
 
         public var description: String { "\(kind)" }
     }

@@ -114,9 +114,16 @@ struct ErrorTests {
                 #expect(size?.message.hasPrefix("invalid file size limit \(bad) bytes: ") == true, "\(String(describing: size))")
             }
             for bad in [-1, 1, 5, Int.max, Int.min] {
-                // A channel the format lacks reads the floor, as AVAudioRecorder's meters do.
-                #expect(recorder.getPeakPower(channel: bad) == LevelMeterState.silence)
-                #expect(recorder.getAveragePower(channel: bad) == LevelMeterState.silence)
+                // A channel the format lacks is an error for the AudioQueue-style calls; AVAudioRecorder's
+                // names read the floor for it, as Apple's do.
+                let peak = expectError(.invalidChannel) { _ = try recorder.getPeakPower(channel: bad) }
+                #expect(peak?.message == "there is no channel \(bad): the recorder captures 1 channel (0)")
+                let average = expectError(.invalidChannel) { _ = try recorder.getAveragePower(channel: bad) }
+                #expect(average?.message == peak?.message)
+                recorder.isMeteringEnabled = true
+                recorder.updateMeters()
+                #expect(recorder.peakPower(forChannel: bad) == LevelMeterState.silence)
+                #expect(recorder.averagePower(forChannel: bad) == LevelMeterState.silence)
             }
             for options in [MeterOptions(peakHold: .infinity), MeterOptions(peakDecay: .nan), MeterOptions(clipRun: .min),
                             MeterOptions(vuReference: 1e300)] {

@@ -8,6 +8,48 @@ private let monitor = PrivateServer.monoSink + ".monitor"
 
 @Suite(.timeLimit(.minutes(2)))
 struct PauseTests {
+    /// Each level reading says where its buffer's end is in the recording (`recordingPosition`): frames
+    /// since the file's start with the paused ones left out; nil before and after the recording.
+    @Test func levelReadingsCarryTheRecordingPosition() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let recorder = try Recorder(source: PrivateServer.sineSource, server: server.address)
+            defer { recorder.stop() }
+            var readings = recorder.levelReadings().makeAsyncIterator()
+            let idle = try #require(await readings.next())
+            #expect(idle.recordingPosition == nil && idle.recordingTime == nil)
+            let start = try recorder.record(to: directory + "/positions.aiff")
+            var seen: [LevelReading] = []
+            func collect(past frame: Int64) async throws {
+                while let reading = await readings.next() {
+                    seen.append(reading)
+                    if reading.endFrame > frame { return }
+                }
+                throw TestFailure("the readings ended")
+            }
+            try await collect(past: start + 13_230)
+            let pausedAt = try #require(recorder.pause())
+            try await collect(past: pausedAt + 13_230)
+            let resumedAt = try #require(recorder.resume())
+            try await collect(past: resumedAt + 13_230)
+            let summary = try #require(try await recorder.stopRecording())
+            let last = try #require(seen.last?.endFrame)
+            try await collect(past: last + 4_410)
+            let ended = summary.startFrame + summary.frameCount + (resumedAt - pausedAt)
+            for reading in seen where reading.endFrame > start {
+                if reading.endFrame > ended + 4_410 {
+                    #expect(reading.recordingPosition == nil, "after the stop: \(reading)")
+                    continue
+                }
+                guard reading.endFrame <= min(ended, last) else { continue }
+                let paused = max(0, min(reading.endFrame, resumedAt) - pausedAt)
+                #expect(reading.recordingPosition == reading.endFrame - start - paused, "\(reading)")
+                #expect(reading.recordingTime == reading.recordingPosition.map { Double($0) / 44_100 })
+            }
+            #expect(seen.filter { $0.endFrame > start && $0.endFrame <= ended }.count >= 6)
+        }
+    }
+
     /// The file is the noise minus exactly the paused frames: the audio after the resume joins the audio
     /// before the pause without a frame lost or repeated; the meters run on while paused; the events,
     /// the summary and `currentTime` say where. Pause and resume come from the input handler, timed by
