@@ -55,11 +55,11 @@ public final class Player: @unchecked Sendable {
     /// - Parameters:
     ///   - device: a sink name (see `Player.sinks()`), or nil for the server's default sink.
     ///   - server: a server address, or nil for libpulse's usual lookup (which honours `PULSE_SERVER`).
-    ///   - bufferCount: rotating buffers, 2…64; bufferDuration: each one's length in ms, 10…2000.
+    ///   - bufferCount: rotating buffers, 2…64; bufferDuration: each one's length in seconds, 0.01…2.
     /// - Throws: `.cannotReadFile` (missing, unreadable, not a sound file), `.invalidFormat` (a rate or
     ///   channel count PulseAudio streams cannot carry), `.serverUnreachable`, `.sinkNotFound`.
     public convenience init(contentsOf path: String, device: String? = nil, server: String? = nil,
-                            bufferCount: Int = 3, bufferDuration milliseconds: Int = 100,
+                            bufferCount: Int = 3, bufferDuration: Double = 0.1,
                             clientName: String = "recorder") throws(RecorderError) {
         let reader = try SoundFileReader(path: path)
         let format: StreamFormat
@@ -73,7 +73,7 @@ public final class Player: @unchecked Sendable {
         }
         try self.init(format: format, source: .file(reader), path: path, fileFrames: reader.frameCount,
                       description: reader.formatDescription, device: device, server: server,
-                      bufferCount: bufferCount, milliseconds: milliseconds, clientName: clientName)
+                      bufferCount: bufferCount, bufferDuration: bufferDuration, clientName: clientName)
     }
 
     /// A player whose audio comes from `output`, called on the reader thread to fill each buffer, as
@@ -81,33 +81,33 @@ public final class Player: @unchecked Sendable {
     /// zeroed, writes `frameCount` frames (all of `frameCapacity` unless it is done) and returns; a
     /// buffer with fewer frames is the last, and playback finishes once it has been heard.
     public convenience init(format: StreamFormat, device: String? = nil, server: String? = nil,
-                            bufferCount: Int = 3, bufferDuration milliseconds: Int = 100,
+                            bufferCount: Int = 3, bufferDuration: Double = 0.1,
                             clientName: String = "recorder",
                             output: @escaping @Sendable (inout OutputBuffer) -> Void) throws(RecorderError) {
         try self.init(format: format, source: .callback(output), path: nil, fileFrames: 0, description: "",
-                      device: device, server: server, bufferCount: bufferCount, milliseconds: milliseconds,
+                      device: device, server: server, bufferCount: bufferCount, bufferDuration: bufferDuration,
                       clientName: clientName)
     }
 
     private init(format: StreamFormat, source: PlaybackSource, path: String?, fileFrames: Int64, description: String,
-                 device: String?, server: String?, bufferCount: Int, milliseconds: Int,
+                 device: String?, server: String?, bufferCount: Int, bufferDuration: Double,
                  clientName: String) throws(RecorderError) {
         func closeSource() { if case .file(let reader) = source { reader.close() } }
         guard (2...64).contains(bufferCount) else {
             closeSource()
             throw RecorderError(.invalidFormat, "invalid buffer count \(bufferCount): use 2 to 64 buffers")
         }
-        guard (10...2000).contains(milliseconds) else {
+        guard let bufferFrames = Recorder.bufferFrames(bufferDuration, format: format) else {
             closeSource()
             throw RecorderError(.invalidFormat,
-                "invalid buffer duration \(milliseconds) ms: use 10 to 2000 ms (100 ms is the design default)")
+                "invalid buffer duration \(bufferDuration) s: use 0.01 to 2 seconds (0.1 s is the design default)")
         }
         self.format = format
         self.path = path
         duration = Double(fileFrames) / Double(format.sampleRate)
         fileFormatDescription = description
         self.bufferCount = bufferCount
-        bufferFrameCapacity = max(1, format.frames(milliseconds: milliseconds) ?? 1)
+        bufferFrameCapacity = bufferFrames
         let pool = BufferPool(count: bufferCount, capacityBytes: bufferFrameCapacity * format.bytesPerFrame)
         let dataReady = Semaphore()
         let stream: PlaybackStream

@@ -65,11 +65,11 @@ public final class Recorder: @unchecked Sendable {
     ///   - server: a server address (`unix:/path`, `tcp:host:port`), or nil for libpulse's usual
     ///     lookup, which honours `PULSE_SERVER`.
     ///   - bufferCount: rotating capture buffers, 2…64 (AudioQueue code typically uses 3).
-    ///   - bufferDuration: each buffer's length in milliseconds, 10…2000; also the fragment size asked
-    ///     of the server and the metering interval.
-    ///   - maxQueueDuration: how much audio (ms) libpulse may hold for the recorder while every buffer
-    ///     is busy (a stalled disk or input handler) before frames are dropped; nil: the server's
-    ///     maximum (4 MiB, 47 s of 44.1 kHz mono). At least 4 buffers' worth.
+    ///   - bufferDuration: each buffer's length in seconds, 0.01…2 (whole frames, rounded); also the
+    ///     fragment size asked of the server and the metering interval.
+    ///   - maxQueueDuration: how much audio (seconds) libpulse may hold for the recorder while every
+    ///     buffer is busy (a stalled disk or input handler) before frames are dropped; nil: the server's
+    ///     maximum (4 MiB, 47 s of 44.1 kHz mono). At least 4 buffers' worth, at most an hour.
     ///   - reconnectTimeout: when the server or the source goes away, wait this many seconds for it to
     ///     come back and go on in the same file with a gap of silence (nil: end the recording with an
     ///     error at once).
@@ -79,20 +79,20 @@ public final class Recorder: @unchecked Sendable {
     /// - Throws: `RecorderError` (`.invalidFormat`, `.serverUnreachable`, `.sourceNotFound`,
     ///   `.streamFailed`) with a one-line message.
     public init(format: StreamFormat = .default, source: String? = nil, server: String? = nil,
-                bufferCount: Int = 3, bufferDuration milliseconds: Int = 100,
-                maxQueueDuration: Int? = nil, reconnectTimeout: Double? = nil, maximumPreRoll: Double = 0,
+                bufferCount: Int = 3, bufferDuration: Double = 0.1,
+                maxQueueDuration: Double? = nil, reconnectTimeout: Double? = nil, maximumPreRoll: Double = 0,
                 clientName: String = "recorder") throws(RecorderError) {
         guard (2...64).contains(bufferCount) else {
             throw RecorderError(.invalidFormat, "invalid buffer count \(bufferCount): use 2 to 64 buffers")
         }
-        guard (10...2000).contains(milliseconds) else {
+        guard let bufferFrames = Self.bufferFrames(bufferDuration, format: format) else {
             throw RecorderError(.invalidFormat,
-                "invalid buffer duration \(milliseconds) ms: use 10 to 2000 ms (100 ms is the design default)")
+                "invalid buffer duration \(bufferDuration) s: use 0.01 to 2 seconds (0.1 s is the design default)")
         }
-        if let maxQueueDuration, !(4 * milliseconds...3_600_000).contains(maxQueueDuration) {
+        if let maxQueueDuration, !(maxQueueDuration.isFinite && (4 * bufferDuration...3_600).contains(maxQueueDuration)) {
             throw RecorderError(.invalidFormat,
-                "invalid queue duration \(maxQueueDuration) ms: use at least 4 buffers' worth (\(4 * milliseconds) ms) "
-                + "and at most an hour (3600000 ms; the server caps it at 4 MiB anyway)")
+                "invalid queue duration \(maxQueueDuration) s: use at least 4 buffers' worth (\(4 * bufferDuration) s) "
+                + "and at most an hour (3600 s; the server caps it at 4 MiB anyway)")
         }
         if let reconnectTimeout, !(reconnectTimeout.isFinite && reconnectTimeout >= 0) {
             throw RecorderError(.invalidFormat, "invalid reconnect timeout \(reconnectTimeout) s: use 0 or more seconds")
@@ -102,13 +102,12 @@ public final class Recorder: @unchecked Sendable {
         }
         self.format = format
         self.bufferCount = bufferCount
-        // Both durations were checked above: at most an hour, well inside `frames(milliseconds:)`.
-        bufferFrameCapacity = max(1, format.frames(milliseconds: milliseconds) ?? 1)
+        bufferFrameCapacity = bufferFrames
         let capacityBytes = bufferFrameCapacity * format.bytesPerFrame
         let pool = BufferPool(count: bufferCount, capacityBytes: capacityBytes)
         capture = try CaptureStream(format: format, source: source, server: server, clientName: clientName,
                                     fragmentBytes: capacityBytes,
-                                    maxQueueBytes: maxQueueDuration.map { (format.frames(milliseconds: $0) ?? 0) * format.bytesPerFrame },
+                                    maxQueueBytes: maxQueueDuration.map { Int(format.frames(seconds: $0) ?? 0) * format.bytesPerFrame },
                                     pool: pool, dataReady: dataReady)
         sourceName = capture.sourceName
         serverName = capture.serverName
@@ -119,6 +118,13 @@ public final class Recorder: @unchecked Sendable {
     }
 
     deinit { stop() }
+
+    /// A buffer duration (seconds, 0.01…2) in whole frames at `format`'s rate, at least one; nil outside
+    /// the range.
+    static func bufferFrames(_ seconds: Double, format: StreamFormat) -> Int? {
+        guard seconds.isFinite, (0.01...2).contains(seconds), let frames = format.frames(seconds: seconds) else { return nil }
+        return max(1, Int(frames))
+    }
 
     // MARK: Recording to a file
 

@@ -155,7 +155,7 @@ struct CaptureOptions: ParsableArguments {
         do {
             return try Recorder(format: try StreamFormat(sampleRate: rate, channelCount: channels),
                                 source: source, server: server,
-                                maxQueueDuration: queueLimit.map { Int(($0 * 1000).rounded()) },
+                                maxQueueDuration: queueLimit,
                                 reconnectTimeout: reconnect ? reconnectTimeout : nil,
                                 maximumPreRoll: maximumPreRoll)
         } catch {

@@ -235,7 +235,7 @@ struct ControlPathTests {
     @Test func stopsWhileCaptureStallsForWantOfBuffersNeverHang() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
-            let recorder = try Recorder(source: monitor, server: server.address, bufferCount: 2, bufferDuration: 10)
+            let recorder = try Recorder(source: monitor, server: server.address, bufferCount: 2, bufferDuration: 0.01)
             defer { recorder.stop() }
             // 0, 7 or 14 ms per 10 ms buffer: faster than real time on average (the stop does not wait
             // behind an ever-growing backlog) but often slower than a buffer, so capture stalls.

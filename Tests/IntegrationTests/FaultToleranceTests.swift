@@ -58,7 +58,7 @@ struct FaultToleranceTests {
             let noise = noiseSamples(count: 44_100 * 3)
             try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
             // libpulse may hold 400 ms for us; the handler then stalls 1.5 s once (a disk that hangs).
-            let recorder = try Recorder(source: monitor, server: server.address, maxQueueDuration: 400)
+            let recorder = try Recorder(source: monitor, server: server.address, maxQueueDuration: 0.4)
             defer { recorder.stop() }
             let events = recorder.events()
             let readings = recorder.levelReadings()

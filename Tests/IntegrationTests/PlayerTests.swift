@@ -362,7 +362,7 @@ struct PlayerMeterTests {
             let playerReadings = player.levelReadings()
             // The ear: the monitor in 10 ms buffers; the burst's first frame was heard when the buffer
             // holding it arrived, less the frames after it (an upper bound: delivery takes time too).
-            let monitor = try Recorder(source: PrivateServer.monoSink + ".monitor", server: server.address, bufferDuration: 10)
+            let monitor = try Recorder(source: PrivateServer.monoSink + ".monitor", server: server.address, bufferDuration: 0.01)
             defer { monitor.stop() }
             let onset = Locked<Double?>(nil)
             monitor.setInputHandler { buffer in

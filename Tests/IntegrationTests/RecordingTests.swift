@@ -284,7 +284,7 @@ struct RecordingTests {
     /// call ran deeper and slower until the thread died. The handler must run at one depth forever.
     @Test func anInputHandlerRunsAtTheSameStackDepthOnEveryBuffer() async throws {
         try await withPrivateServer { server in
-            let recorder = try Recorder(source: PrivateServer.sineSource, server: server.address, bufferDuration: 10)
+            let recorder = try Recorder(source: PrivateServer.sineSource, server: server.address, bufferDuration: 0.01)
             defer { recorder.stop() }
             let depths = Locked<[UInt]>([])
             let enough = AsyncStream<Void>.makeStream()

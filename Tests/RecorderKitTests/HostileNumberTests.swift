@@ -73,14 +73,15 @@ private func expectTakenOrRefused<T>(_ value: Any, taken: Bool, mentioning: Stri
             expectTakenOrRefused(value, taken: false, mentioning: "buffer count") {
                 try connect { try Recorder(server: nowhere, bufferCount: value) }
             }
+        }
+        for value in hostileDoubles {
+            // Durations in seconds: a 1e-9 s buffer is under 10 ms, 1e15 s over 2 s; none is taken.
             expectTakenOrRefused(value, taken: false, mentioning: "buffer duration") {
                 try connect { try Recorder(server: nowhere, bufferDuration: value) }
             }
             expectTakenOrRefused(value, taken: false, mentioning: "queue duration") {
                 try connect { try Recorder(server: nowhere, maxQueueDuration: value) }
             }
-        }
-        for value in hostileDoubles {
             let taken = value.isFinite && value >= 0
             expectTakenOrRefused(value, taken: taken, mentioning: "reconnect timeout") {
                 try connect { try Recorder(server: nowhere, reconnectTimeout: value) }
