@@ -46,6 +46,35 @@ public struct CapturedBuffer {
         guard offset + 1 < bytes.count else { return nil }
         return Int16(bitPattern: UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1]))
     }
+
+    /// Writes channel `channel`'s samples as floats, full scale ±1.0 (sample / 32 768), into
+    /// `destination`, without allocating; returns how many (at most the buffer's frames, at most the
+    /// destination's count; 0 for a channel the buffer lacks).
+    @discardableResult
+    public func copyFloatSamples(channel: Int, into destination: UnsafeMutableBufferPointer<Float>) -> Int {
+        guard (0..<format.channelCount).contains(channel) else { return 0 }
+        let channels = format.channelCount
+        let count = min(frameCount, destination.count, bytes.count / (2 * channels))
+        for frame in 0..<count {
+            let offset = (frame * channels + channel) * 2
+            destination[frame] = Float(Int16(bitPattern: UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1]))) / 32_768
+        }
+        return count
+    }
+
+    /// Channel `channel`'s samples as floats, full scale ±1.0; nil for a channel the buffer lacks.
+    public func floatSamples(channel: Int) -> [Float]? {
+        guard (0..<format.channelCount).contains(channel) else { return nil }
+        return [Float](unsafeUninitializedCapacity: frameCount) { storage, initialized in
+            initialized = copyFloatSamples(channel: channel, into: storage)
+        }
+    }
+
+    /// Every channel's samples as floats, deinterleaved: the shape of AVAudioEngine's tap
+    /// (`installTap(onBus:bufferSize:format:block:)`, `AVAudioPCMBuffer.floatChannelData`). Allocates.
+    public var floatChannelData: [[Float]] {
+        (0..<format.channelCount).map { floatSamples(channel: $0) ?? [] }
+    }
 }
 
 /// A stretch of a recording written as silence because nothing could be captured there.

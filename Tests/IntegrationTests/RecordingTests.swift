@@ -29,6 +29,43 @@ func signalThenSilence(_ readings: AsyncStream<LevelReading>) async throws {
 
 @Suite(.timeLimit(.minutes(1)))
 struct RecordingTests {
+    /// The engine-tap shape: float samples per channel, each exactly the 16-bit sample / 32 768, for a
+    /// stereo capture of the sine; a channel the buffer lacks reads nil or nothing.
+    @Test func capturedBuffersOfferFloatSamplesPerChannel() async throws {
+        try await withPrivateServer { server in
+            let recorder = try Recorder(format: try StreamFormat(channelCount: 2), source: PrivateServer.sineSource,
+                                        server: server.address)
+            defer { recorder.stop() }
+            struct Checked { var buffers = 0; var mismatches = 0; var peak: Float = 0; var bad: [String] = [] }
+            let checked = Locked(Checked())
+            recorder.setInputHandler { buffer in
+                let channels = buffer.floatChannelData
+                var mismatches = 0, peak: Float = 0
+                var bad: [String] = []
+                if channels.count != 2 || channels.contains(where: { $0.count != buffer.frameCount }) { bad.append("shape") }
+                for channel in 0..<min(2, channels.count) {
+                    for frame in 0..<min(buffer.frameCount, channels[channel].count) {
+                        let expected = Float(buffer.sample(frame: frame, channel: channel)!) / 32_768
+                        if channels[channel][frame] != expected { mismatches += 1 }
+                        peak = max(peak, abs(channels[channel][frame]))
+                    }
+                }
+                if buffer.floatSamples(channel: 2) != nil || buffer.floatSamples(channel: -1) != nil { bad.append("channel") }
+                var small = [Float](repeating: 9, count: 10)
+                let copied = small.withUnsafeMutableBufferPointer { buffer.copyFloatSamples(channel: 1, into: $0) }
+                if copied != min(10, buffer.frameCount) || small != Array(channels[1].prefix(10)) + Array(small.dropFirst(copied)) {
+                    bad.append("copy")
+                }
+                checked.withLock { $0.buffers += 1; $0.mismatches += mismatches; $0.peak = max($0.peak, peak); $0.bad += bad }
+            }
+            _ = try await firstReading(recorder.levelReadings()) { $0.endFrame >= 44_100 }
+            recorder.setInputHandler(nil)
+            let done = checked.withLock { $0 }
+            #expect(done.buffers >= 9 && done.mismatches == 0 && done.bad.isEmpty, "\(done)")
+            #expect(abs(done.peak - 0.5) < 0.001, "the sine's amplitude, 0.5 of full scale: \(done.peak)")
+        }
+    }
+
     @Test func twoSecondsOfTheSineSourceHaveTheRightFormatLengthFrequencyAndLevels() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
