@@ -45,6 +45,12 @@ let package = Package(
             dependencies: ["RecorderKit"],
             path: "Examples/VUMeter"
         ),
+        // The classic AudioQueue/AVAudioRecorder "AudioRecorder" tutorial class, ported with the same names.
+        .executableTarget(
+            name: "audio-recorder",
+            dependencies: ["RecorderKit"],
+            path: "Examples/AudioRecorder"
+        ),
         // A level gauge with quiet / normal / loud / too loud zones on the live recorder.
         .executableTarget(
             name: "gauge",

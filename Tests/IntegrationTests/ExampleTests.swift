@@ -134,4 +134,40 @@ struct ExampleTests {
             #expect(missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
         }
     }
+
+    /// The AudioQueue/AVAudioRecorder tutorial class, ported with AVAudioRecorder's names: it records
+    /// exactly the seconds asked for with a pause in the middle left out, its meters read the sine
+    /// (−9.03 / −6.02 dBFS), the delegate's finish arrives; bad arguments and a missing directory are
+    /// one line each.
+    @Test func theTutorialRecorderClassRecordsPausesMetersAndFinishes() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let example = try builtProduct("audio-recorder")
+            let environment = server.clientEnvironment
+            let result = try await offThread {
+                try runProcess(example, [directory + "/tutorial.aiff", "2", PrivateServer.sineSource], environment: environment)
+            }
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.first == "recording \(directory)/tutorial.aiff for 2.0 s")
+            #expect(lines.contains("paused") && lines.contains("resumed"), "\(lines)")
+            let meters = lines.filter { $0.contains(" average ") }
+            #expect(meters.count >= 4, "\(lines)")
+            #expect(meters.allSatisfy { $0.hasSuffix("average   -9.03 dBFS  peak   -6.02 dBFS") }, "\(meters)")
+            #expect(lines.last == "finished recording \(directory)/tutorial.aiff: 2.00 s, 88200 frames, paused 1 time(s) (successfully: true)",
+                    "\(lines)")
+            #expect(try readSoundFile(directory + "/tutorial.aiff").frames == 88_200)
+            for bad in [["x.aiff"], ["x.aiff", "nan"], ["x.aiff", "1"], ["x.aiff", "1e15"]] {
+                let refused = try await offThread { try runProcess(example, bad, environment: environment) }
+                #expect(refused.status == 1)
+                #expect(refused.stderr == "audio-recorder: usage: audio-recorder FILE SECONDS [SOURCE] (SECONDS: more than 1, at most 3600)\n")
+            }
+            let missing = try await offThread {
+                try runProcess(example, [directory + "/no/such/dir/x.aiff", "2"], environment: environment)
+            }
+            #expect(missing.status == 1)
+            #expect(missing.stderr.hasPrefix("audio-recorder: ") && missing.stderr.contains("no/such/dir"), "\(missing.stderr)")
+            #expect(missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
+        }
+    }
 }
