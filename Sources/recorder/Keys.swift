@@ -21,7 +21,14 @@ final class KeyReader: Sendable {
 
     /// nil when stdin is not a terminal. `handle` runs on the reader's thread, one key at a time.
     static func start(_ handle: @escaping @Sendable (Key) -> Void) -> KeyReader? {
-        guard isatty(STDIN_FILENO) == 1 else { return nil }
+        // Only in the terminal's foreground: a background job (`recorder record x.aiff &`) would put the
+        // shell's terminal in raw mode under its user (measured: the threads here block SIGTTOU, so
+        // nothing stopped it) and could read no key anyway.
+        guard isatty(STDIN_FILENO) == 1, tcgetpgrp(STDIN_FILENO) == getpgrp() else { return nil }
+        // Put in the background later (Ctrl-Z, bg), a read fails instead of stopping the process (the
+        // keys end there), and the terminal is still put back at the end, whichever thread does it.
+        signal(SIGTTIN, SIG_IGN)
+        signal(SIGTTOU, SIG_IGN)
         var original = termios()
         guard tcgetattr(STDIN_FILENO, &original) == 0 else { return nil }
         var raw = original

@@ -161,14 +161,22 @@ struct CommandTests {
                          channels: 1)
             let process = try RunningProcess(try builtProduct("recorder"),
                 ["record", directory + "/take.wav", "--source", PrivateServer.monoSink + ".monitor",
-                 "--start-above", "-30", "--stop-below", "-40", "--hang", "0.5", "--pre-roll", "0.3", "--duration", "8",
-                 "--levels-json"], environment: server.clientEnvironment)
-            // The noise once the recorder listens (its first level line), so no burst comes before it.
+                 "--start-above", "-30", "--stop-below", "-40", "--hang", "0.5", "--pre-roll", "0.3", "--levels-json"],
+                environment: server.clientEnvironment)
+            // The noise once the recorder listens (its first level line), so no burst comes before it; a
+            // stop once the second take has ended (no fixed length: on a loaded machine the player may
+            // start seconds late).
             var lines: [String] = []
+            var player: Task<Void, any Error>?
             for await line in process.lines {
-                if lines.isEmpty { try await server.play(directory + "/onoff.wav") }
+                if player == nil { player = Task { try await server.play(directory + "/onoff.wav") } }
                 lines.append(line)
+                if lines.filter({ $0.hasPrefix("{\"event\": \"take-end\"") }).count == 2 && lines.last == line
+                    && line.hasPrefix("{\"event\": \"take-end\"") {
+                    process.send(SIGINT)
+                }
             }
+            try await player?.value
             let (status, stderr) = await process.wait()
             let result = (status: status, stderr: stderr)
             #expect(result.status == 0, "\(result.stderr)")

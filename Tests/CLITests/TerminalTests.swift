@@ -176,6 +176,28 @@ struct TerminalTests {
             #expect(modes.contains(" icanon") && !modes.contains("-icanon") && !modes.contains("-echo "), "\(lines)")
         }
     }
+
+    /// A take started as a background job of an interactive shell (`… &`): it takes no keys and leaves
+    /// the terminal's modes alone (the shell's user types on it meanwhile; before, the job put it in raw
+    /// mode under the shell, and its key reader could only fail: a background read is refused), and it
+    /// records to its end.
+    @Test func aBackgroundJobRecordsWithoutTakingTheTerminal() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/background.aiff"
+            let terminal = Terminal()
+            try terminal.start("bash --norc --noprofile -i", width: 120, height: 40,
+                               environment: ["PULSE_SERVER": server.address, "NO_COLOR": ""])
+            // The user runs stty a second into the job, then waits for it.
+            try terminal.tmux(["send-keys", "\(try builtProduct("recorder")) record \(path) --source \(PrivateServer.monoSink).monitor "
+                               + "--duration 3 & sleep 1; stty -a; wait $!; echo \"sta\"\"tus=$?\"", "Enter"])
+            let screen = try await terminal.waitFor("status=")  // typed as "sta""tus=", so only the output matches
+            #expect(screen.contains("status=0"), "\(screen)")
+            #expect(!screen.contains("keys: "), "no keys for a background job: \(screen)")
+            #expect(screen.contains(" icanon") && !screen.contains("-icanon") && !screen.contains("-echo "),
+                    "the terminal as the shell had it while the job ran: \(screen)")
+            #expect(try readSoundFile(path).frames == 132_300)
+        }
+    }
 }
 
 /// The JSON objects in the file at `path`, one per line (a partial last line left out).
