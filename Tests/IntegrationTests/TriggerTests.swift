@@ -50,7 +50,22 @@ struct TriggerTests {
             let recorder = try Recorder(source: monitor, server: server.address, maximumPreRoll: 0.3)
             defer { recorder.stop() }
             let timeline = Timeline()
-            recorder.setInputHandler { buffer in timeline.add(buffer, at: 0) }
+            // The marker between the takes, from the input handler, timed by the audio: the trigger ends
+            // take 1 with its fifth quiet buffer (0.5 s), and the handler runs after that decision. (From
+            // the events stream, a test task that ran late once added it after take 2 had begun.)
+            struct Between { var loud = false; var quiet = 0; var marker: Int64?; var failure: String? }
+            let between = Locked(Between())
+            recorder.setInputHandler { [weak recorder] buffer in
+                timeline.add(buffer, at: 0)
+                guard let recorder else { return }
+                let peak = recorder.getPeakPower()
+                between.withLock { state in
+                    guard state.marker == nil else { return }
+                    if peak > -30 { state.loud = true; state.quiet = 0 } else if state.loud && peak < -40 { state.quiet += 1 }
+                    guard state.quiet == 5 else { return }
+                    do throws(RecorderError) { state.marker = try recorder.addMarker("between") } catch { state.failure = error.message }
+                }
+            }
             let events = recorder.events()
             let path = directory + "/take.aiff"
             let trigger = SoundTrigger(startAbove: -30, stopBelow: -40, hang: 0.5, oneFile: oneFile)
@@ -60,12 +75,10 @@ struct TriggerTests {
             let player = Task { try await server.play(directory + "/onoff.wav") }
             var started: [(Int, String, Int64)] = []
             var ended: [RecordingTake] = []
-            var marker: Int64?
             for await event in events {
                 if case .takeStarted(let number, let file, let frame) = event { started.append((number, file, frame)) }
                 if case .takeEnded(let take) = event {
                     ended.append(take)
-                    if take.number == 1 { marker = try recorder.addMarker("between") }
                     if take.number == 2 { break }
                 }
             }
@@ -107,7 +120,9 @@ struct TriggerTests {
             }
             if oneFile { #expect(Array(try readSoundFile(path).samples) == inFile, "the takes back to back, bit-exact") }
             // The marker between the takes is at the second take's first frame.
-            #expect(marker == summary.takes[0].frameCount)
+            let marker = between.withLock { $0 }
+            #expect(marker.failure == nil)
+            #expect(marker.marker == summary.takes[0].frameCount)
             #expect(summary.markers.map(\.path) == [summary.takes[1].path])
             #expect(summary.markers.map(\.fileFrame) == [summary.takes[1].fileFrame])
             #expect(try FileAnalysis.analyze(path: summary.takes[1].path).markers == [FileMarker(frame: summary.takes[1].fileFrame, label: "between")])
