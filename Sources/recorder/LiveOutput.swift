@@ -23,8 +23,15 @@ final class LiveOutput: Sendable {
     /// A line under the readout naming the keys (when they are read).
     private let hint = Locked<String?>(nil)
 
+    /// Writes a plain line a second on stdout (`meter` without a terminal or JSON).
+    private let plain: Bool
+    /// The time (seconds) at which the next plain line is due.
+    private let nextPlain = Locked(1.0)
+
     /// `meter` nil is the default view (average and peak); `target` is the loudness scale's mark.
-    init(channelCount: Int, display: Bool, json: Bool, path: String?, meter: MeterKind? = nil, target: Double = -23) {
+    init(channelCount: Int, display: Bool, json: Bool, path: String?, meter: MeterKind? = nil, target: Double = -23,
+         plain: Bool = false) {
+        self.plain = plain
         state = Locked(DisplayState(channelCount: channelCount))
         self.meter = meter
         self.target = target
@@ -53,6 +60,38 @@ final class LiveOutput: Sendable {
             if due { draw() }
         }
         if json { writeOutput(Self.jsonLine(reading, frames: frames, time: time, meter: meter) + "\n") }
+        if plain {
+            let due = nextPlain.withLock { next in
+                guard time >= next else { return false }
+                next = time.rounded(.down) + 1
+                return true
+            }
+            if due { writeOutput(Self.plainLine(reading, time: time, meter: meter) + "\n") }
+        }
+    }
+
+    /// The plain line of one reading: "00:01.0 avg -9.03 pk -6.02 dBFS", lists for several channels,
+    /// and the meter's values; silence "-inf".
+    static func plainLine(_ reading: MeterReading, time: Double, meter: MeterKind?) -> String {
+        func number(_ value: Double) -> String {
+            value.isFinite && value > Double(LevelMeterState.silence) ? format(value, 2) : "-inf"
+        }
+        func list(_ values: [Double]) -> String {
+            values.count == 1 ? number(values[0]) : "[" + values.map(number).joined(separator: ", ") + "]"
+        }
+        var line = LevelDisplay.clock(time) + " avg " + list(reading.levels.map { Double($0.averagePower) })
+            + " pk " + list(reading.levels.map { Double($0.peakPower) }) + " dBFS"
+        switch meter {
+        case nil: break
+        case .peak?: line += ", hold " + list(reading.values) + " dBFS"
+        case .vu?: line += ", " + list(reading.values) + " VU"
+        case .ppm1?: line += ", " + list(reading.values.map { MeterScale.scaled($0, kind: .ppm1) }) + " dB DIN"
+        case .ppm2?: line += ", PPM " + list(reading.values.map { MeterScale.scaled($0, kind: .ppm2) })
+        case .loudness?:
+            line += ", M " + number(reading.loudness?.momentary ?? -.infinity) + " S "
+                + number(reading.loudness?.shortTerm ?? -.infinity) + " I " + number(reading.loudness?.integrated ?? -.infinity) + " LUFS"
+        }
+        return line
     }
 
     /// `--levels-json`'s line for one buffer: t, frames, average_db, peak_db, and with `meter` its values.

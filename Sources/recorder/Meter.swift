@@ -4,7 +4,8 @@ import RecorderKit
 
 struct Meter: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the levels of a source without recording, until --duration or Ctrl-C.")
+        abstract: "Show the levels of a source without recording, until --duration or Ctrl-C.",
+        discussion: "In a terminal the readout is redrawn in place; elsewhere one line a second goes to stdout (--levels-json: one JSON object per buffer).")
 
     @OptionGroup var capture: CaptureOptions
 
@@ -19,8 +20,10 @@ struct Meter: AsyncParsableCommand {
 
     func run() async throws {
         let recorder = try capture.startRecorder()
+        // Without a terminal and without JSON: a plain line a second on stdout, for logs and scripts.
         let live = LiveOutput(channelCount: capture.channels, display: LiveOutput.stderrIsTerminal, json: levelsJSON,
-                              path: nil, meter: display.meter, target: display.target)
+                              path: nil, meter: display.meter, target: display.target,
+                              plain: !LiveOutput.stderrIsTerminal && !levelsJSON)
         let readings = try display.readings(from: recorder)
         let failure = Locked<RecorderError?>(nil)
         let events = recorder.events()

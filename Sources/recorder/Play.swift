@@ -13,7 +13,9 @@ struct Play: AsyncParsableCommand {
     @Argument(help: "The files to play, one after another.")
     var files: [String]
 
-    @Option(help: "Playback sink name (default: the server's default sink; see `recorder sinks`).")
+    @Option(name: [.long, .customShort("d")], help: ArgumentHelp(
+        "Playback sink: its name, its index, or its description (exact, or a unique beginning; any case). Default: the server's default sink; see `recorder sinks`.",
+        valueName: "sink"))
     var device: String?
 
     @Option(help: "Server address (default: PULSE_SERVER or the usual lookup).")
@@ -40,7 +42,7 @@ struct Play: AsyncParsableCommand {
     @Flag(name: .customLong("levels-json"), help: "One JSON object per buffer heard on stdout: t (the position in the file), frames, average_db, peak_db (and the --meter's values); and one per event (\"event\": underrun, finished).")
     var levelsJSON = false
 
-    @Flag(help: "No readout and no summary; errors and warnings only.")
+    @Flag(name: [.long, .customShort("q")], help: "No readout and no summary; errors and warnings only.")
     var quiet = false
 
     func validate() throws {
@@ -62,6 +64,15 @@ struct Play: AsyncParsableCommand {
 
     func run() async throws {
         // Every file opened (and the sink checked) before a sound is made: a bad name is one line, at once.
+        var device = self.device
+        if let given = device {
+            do {
+                let sinks = try Player.sinks(server: server)
+                device = try DeviceMatch.resolve(given, among: sinks.map { ($0.index, $0.name, $0.description) }, kind: "sink")
+            } catch let error as RecorderError {
+                throw fail(error)
+            }
+        }
         var players: [Player] = []
         for file in files {
             do throws(RecorderError) {

@@ -23,7 +23,7 @@ struct Record: AsyncParsableCommand {
     @Flag(help: "Replace OUTPUT if it exists.")
     var force = false
 
-    @Flag(help: "Print nothing but errors.")
+    @Flag(name: [.long, .customShort("q")], help: "No readout, no summary, no notes: errors and warnings only.")
     var quiet = false
 
     @Flag(name: .customLong("levels-json"), help: "One JSON object per buffer on stdout: t, frames, average_db, peak_db (and the --meter's values); and one per event (\"event\": dropped, gap, moved, suspended, resumed, interrupted, file, paused, unpaused, marker).")

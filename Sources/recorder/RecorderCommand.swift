@@ -95,7 +95,9 @@ func fail(_ error: RecorderError, hint: String? = nil) -> ExitCode {
 
 /// What `record` and `meter` share: where to capture from, in which format, for how long.
 struct CaptureOptions: ParsableArguments {
-    @Option(help: "Capture source name (default: the server's default source; see `recorder sources`).")
+    @Option(name: [.customLong("source"), .customShort("d"), .customLong("device")], help: ArgumentHelp(
+        "Capture source: its name, its index, or its description (exact, or a unique beginning; any case). Default: the server's default source; see `recorder sources`. -d/--device as parecord calls it.",
+        valueName: "source"))
     var source: String?
 
     @Option(help: "Server address, e.g. unix:/run/user/1000/pulse/native (default: PULSE_SERVER or the usual lookup).")
@@ -104,10 +106,10 @@ struct CaptureOptions: ParsableArguments {
     @Option(help: "Stop after exactly this many seconds (rounded to whole frames).")
     var duration: Double?
 
-    @Option(help: "Sample rate in Hz (the server converts).")
+    @Option(name: [.long, .customShort("r")], help: "Sample rate in Hz (the server converts).")
     var rate = 44_100
 
-    @Option(help: "Channel count, 1 to 32.")
+    @Option(name: [.long, .customShort("c")], help: "Channel count, 1 to 32.")
     var channels = 1
 
     @Flag(help: "If the server or source goes away, wait for it (see --reconnect-timeout) and go on in the same file, writing the gap as silence.")
@@ -152,6 +154,15 @@ struct CaptureOptions: ParsableArguments {
 
     /// Connects and starts capturing, or reports the error and exits with its status.
     func startRecorder(maximumPreRoll: Double = 0) throws -> Recorder {
+        var source = self.source
+        if let given = source {
+            do {
+                let sources = try Recorder.sources(server: server)
+                source = try DeviceMatch.resolve(given, among: sources.map { ($0.index, $0.name, $0.description) }, kind: "source")
+            } catch let error as RecorderError {
+                throw fail(error)
+            }
+        }
         do {
             return try Recorder(format: try StreamFormat(sampleRate: rate, channelCount: channels),
                                 source: source, server: server,
@@ -173,16 +184,28 @@ struct DisplayOptions: ParsableArguments {
         valueName: "meter"))
     var meter: MeterKind?
 
-    // .unconditional: the values are negative ("--target -16"), which would otherwise read as an option.
-    @Option(parsing: .unconditional, help: "The loudness target in LUFS, marked on the loudness scale.")
-    var target: Double = -23
+    // .unconditional: the values are negative ("--loudness-target -16"), which would otherwise read as an option.
+    @Option(name: .customLong("loudness-target"), parsing: .unconditional, help: ArgumentHelp(
+        "The loudness target in LUFS (-70 to 0), marked on the loudness scale. Default: -23 (EBU R128).", valueName: "LUFS"))
+    var loudnessTarget: Double?
+
+    /// The old spelling of --loudness-target (pw-record's --target is the device): still taken, with a note.
+    @Option(name: .customLong("target"), parsing: .unconditional, help: .hidden)
+    var oldTarget: Double?
+
+    /// The loudness target in LUFS.
+    var target: Double { loudnessTarget ?? oldTarget ?? -23 }
 
     @Option(name: .customLong("vu-reference"), parsing: .unconditional, help: "The level in dBFS of a sine that reads 0 VU.")
     var vuReference: Double = -18
 
     func validate() throws {
+        let spelling = loudnessTarget == nil && oldTarget != nil ? "--target" : "--loudness-target"
         if !(target.isFinite && target >= -70 && target <= 0) {
-            throw ValidationError("invalid --target \(target): use a loudness between -70 and 0 LUFS, e.g. -23 (EBU R128) or -16")
+            throw ValidationError("invalid \(spelling) \(target): use a loudness between -70 and 0 LUFS, e.g. -23 (EBU R128) or -16")
+        }
+        if oldTarget != nil {
+            writeError("recorder: note: --target is now --loudness-target (pw-record's --target names the device); the old spelling will go\n")
         }
         if !MeterLimits.vuReference.contains(vuReference) {
             throw ValidationError("invalid --vu-reference \(vuReference): use a level between -60 and 0 dBFS, e.g. -18 (EBU) or -20 (SMPTE)")
@@ -222,7 +245,9 @@ struct DisplayOptions: ParsableArguments {
 }
 
 struct Sources: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the server's capture sources.")
+    static let configuration = CommandConfiguration(
+        abstract: "List the server's capture sources.",
+        discussion: "Each line: the index, * for the default and m for a monitor, the name, the format, the description. `--source` takes any of the index, the name and the description.")
 
     @Option(help: "Server address (default: PULSE_SERVER or the usual lookup).")
     var server: String?
@@ -240,19 +265,21 @@ struct Sources: ParsableCommand {
         for source in sources {
             if json {
                 writeOutput("{\"channels\":\(source.channelCount),\"default\":\(source.isDefault),"
-                      + "\"description\":\(jsonString(source.description)),\"monitor\":\(source.isMonitor),"
+                      + "\"description\":\(jsonString(source.description)),\"index\":\(source.index),\"monitor\":\(source.isMonitor),"
                       + "\"name\":\(jsonString(source.name)),\"sample_format\":\(jsonString(source.sampleFormat)),"
                       + "\"sample_rate\":\(source.sampleRate)}\n")
             } else {
                 let marks = (source.isDefault ? "*" : " ") + (source.isMonitor ? "m" : " ")
-                writeOutput("\(marks) \(source.name)\t\(source.sampleFormat) \(source.channelCount)ch \(source.sampleRate)Hz\t\(source.description)\n")
+                writeOutput("\(padded(source.index)) \(marks) \(source.name)\t\(source.sampleFormat) \(source.channelCount)ch \(source.sampleRate)Hz\t\(source.description)\n")
             }
         }
     }
 }
 
 struct Sinks: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the server's playback sinks.")
+    static let configuration = CommandConfiguration(
+        abstract: "List the server's playback sinks.",
+        discussion: "Each line: the index, * for the default, the name, the format, the description. `play --device` takes any of the index, the name and the description.")
 
     @Option(help: "Server address (default: PULSE_SERVER or the usual lookup).")
     var server: String?
@@ -270,11 +297,17 @@ struct Sinks: ParsableCommand {
         for sink in sinks {
             if json {
                 writeOutput("{\"channels\":\(sink.channelCount),\"default\":\(sink.isDefault),"
-                      + "\"description\":\(jsonString(sink.description)),\"name\":\(jsonString(sink.name)),"
+                      + "\"description\":\(jsonString(sink.description)),\"index\":\(sink.index),\"name\":\(jsonString(sink.name)),"
                       + "\"sample_format\":\(jsonString(sink.sampleFormat)),\"sample_rate\":\(sink.sampleRate)}\n")
             } else {
-                writeOutput("\(sink.isDefault ? "*" : " ") \(sink.name)\t\(sink.sampleFormat) \(sink.channelCount)ch \(sink.sampleRate)Hz\t\(sink.description)\n")
+                writeOutput("\(padded(sink.index)) \(sink.isDefault ? "*" : " ") \(sink.name)\t\(sink.sampleFormat) \(sink.channelCount)ch \(sink.sampleRate)Hz\t\(sink.description)\n")
             }
         }
     }
+}
+
+/// An index right-aligned in three columns, for the device lists.
+private func padded(_ index: Int) -> String {
+    let text = String(index)
+    return String(repeating: " ", count: max(0, 3 - text.count)) + text
 }

@@ -113,6 +113,7 @@ struct CommandTests {
         "--rate": [],
         "--channels": [],
         "--target": ["0", "-1"],
+        "--loudness-target": ["0", "-1"],
         "--vu-reference": ["0", "-1"],
         "--pre-roll": ["0", "1e-9"],
         "--start-at": [],
@@ -211,6 +212,50 @@ struct CommandTests {
         }
     }
 
+    /// parecord/arecord/sox habits: short options (-d/--device for the source, -r, -c, -q), a source by
+    /// index, by its description (exact, or a unique beginning in any case), a beginning shared by
+    /// several sources refused in one line; `meter` without a terminal prints a line a second; the old
+    /// --target still works, with a note, as --loudness-target.
+    @Test func commandLineHabitsOfParecordAndSoxUsers() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let short = try await recorder(["record", directory + "/short.wav", "-d", PrivateServer.sineSource, "-r", "48000",
+                                            "-c", "2", "-q", "--duration", "0.2"], server: server)
+            #expect(short.status == 0 && short.stderr.isEmpty, "\(short.stderr)")
+            let file = try readSoundFile(directory + "/short.wav")
+            #expect(file.frames == 9_600 && file.channels == 2 && file.sampleRate == 48_000)
+            let sources = try await recorder(["sources", "--json"], server: server)
+            struct Source: Decodable { let index: Int; let name: String; let description: String }
+            let list = try sources.stdout.split(separator: "\n").map { try JSONDecoder().decode(Source.self, from: Data($0.utf8)) }
+            let sine = try #require(list.first { $0.name == PrivateServer.sineSource })
+            let text = try await recorder(["sources"], server: server)
+            #expect(text.stdout.contains("\(sine.index) *  \(sine.name)\t"), "\(text.stdout)")
+            let prefix = String(sine.description.prefix(6)).uppercased()
+            for given in ["\(sine.index)", sine.description, prefix] {
+                let result = try await recorder(["meter", "--device", given, "--duration", "0.3", "--levels-json"], server: server)
+                #expect(result.status == 0, "\(given): \(result.stderr)")
+                let lines = try levelLines(result.stdout)
+                #expect(!lines.isEmpty && lines.allSatisfy { abs($0.peak_db[0] - -6.02) < 0.1 }, "\(given) records the sine")
+            }
+            // "Monitor of" begins every monitor's description.
+            let ambiguous = try await recorder(["meter", "--source", "monitor of", "--duration", "0.1"], server: server)
+            #expect(ambiguous.status == 64)
+            #expect(ambiguous.stderr.hasPrefix("recorder: 'monitor of' begins the names of several sources: ")
+                    && ambiguous.stderr.contains(PrivateServer.monoSink + ".monitor (") && ambiguous.stderr.hasSuffix("; give more of it (see 'recorder sources')\n"),
+                    "\(ambiguous.stderr)")
+            // Without a terminal or JSON, meter prints a plain line a second.
+            let plain = try await recorder(["meter", "-d", PrivateServer.sineSource, "--duration", "2.05"], server: server)
+            #expect(plain.status == 0)
+            #expect(plain.stdout == "00:01.0 avg -9.03 pk -6.02 dBFS\n00:02.0 avg -9.03 pk -6.02 dBFS\n", "\(plain.stdout)")
+            let old = try await recorder(["meter", "-d", PrivateServer.sineSource, "--duration", "0.1", "--meter", "loudness",
+                                          "--target", "-16"], server: server)
+            #expect(old.status == 0 && old.stderr.hasPrefix("recorder: note: --target is now --loudness-target"), "\(old.stderr)")
+            let new = try await recorder(["meter", "-d", PrivateServer.sineSource, "--duration", "0.1", "--meter", "loudness",
+                                          "--loudness-target", "-16"], server: server)
+            #expect(new.status == 0 && new.stderr.isEmpty, "\(new.stderr)")
+        }
+    }
+
     @Test(arguments: hostileTaken.keys.sorted())
     func hostileNumbersAreRefusedInOneLineOrTakenNeverATrap(option: String) async throws {
         try await withPrivateServer { server in
@@ -221,14 +266,16 @@ struct CommandTests {
             // for a value that is not an integer ("the value '1e15' is invalid for '--rate <rate>'").
             let named = ["--duration": "duration", "--max-file-time": "max-file-time", "--max-file-size": "max-file-size",
                          "--reconnect-timeout": "reconnect timeout", "--queue-limit": "queue-limit", "--rate": "rate",
-                         "--channels": "channel", "--target": "target", "--vu-reference": "vu-reference",
+                         "--channels": "channel", "--target": "target", "--loudness-target": "loudness-target",
+                         "--vu-reference": "vu-reference",
                          "--pre-roll": "pre-roll", "--start-at": "start-at", "--start-above": "start-above",
                          "--stop-below": "stop-below", "--hang": "hang"][option]!
             var runs: [(value: String, arguments: [String])] = []
             for value in values {
                 let bounded = option == "--duration" ? [] : ["--duration", "0.05"]
                 // The meter whose option it is, so that the value is used, not only parsed.
-                let meter = option == "--target" ? ["--meter", "loudness"] : option == "--vu-reference" ? ["--meter", "vu"]
+                let meter = ["--target", "--loudness-target"].contains(option) ? ["--meter", "loudness"]
+                    : option == "--vu-reference" ? ["--meter", "vu"]
                     : ["--stop-below", "--hang"].contains(option) ? ["--start-above=0"] : []
                 runs.append((value, ["record", directory + "/\(runs.count).aiff", "--source", PrivateServer.sineSource,
                                      "--quiet", "\(option)=\(value)"] + bounded + meter))
@@ -275,6 +322,7 @@ struct CommandTests {
         (["--server", "tcp:127.0.0.1:1"], 69, "cannot connect to PulseAudio server tcp:127.0.0.1:1: Connection refused"),
         (["--source", "no;such$(mic)"], 69, "no capture source named 'no;such$(mic)'"),
         (["--meter", "dbfs"], 64, "'dbfs' is invalid for '--meter <meter>'"),
+        (["--meter", "loudness", "--loudness-target", "5"], 64, "invalid --loudness-target 5.0: use a loudness between -70 and 0 LUFS"),
         (["--meter", "loudness", "--target", "5"], 64, "invalid --target 5.0: use a loudness between -70 and 0 LUFS"),
         (["--meter", "vu", "--vu-reference", "nan"], 64, "invalid --vu-reference nan: use a level between -60 and 0 dBFS"),
         (["--meter", "ppm2", "--rate", "4000"], 64, "invalid --meter ppm2: the PPM meter cannot run at 4000 Hz: use 8000 to 2822400 Hz"),

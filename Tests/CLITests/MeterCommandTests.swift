@@ -105,7 +105,7 @@ struct MeterCommandTests {
     @Test func theLoudnessReadoutShowsTheTargetOnItsScale() async throws {
         try await withPrivateServer { server in
             let terminal = Terminal()
-            try terminal.start("\(try builtProduct("recorder")) meter --meter loudness --target -16; sleep 60", width: 100,
+            try terminal.start("\(try builtProduct("recorder")) meter --meter loudness --loudness-target -16; sleep 60", width: 100,
                                environment: ["PULSE_SERVER": server.address, "NO_COLOR": "1"])
             let drawing = try await terminal.waitFor("LRA")
             let lines = nonEmptyLines(drawing)

@@ -4,6 +4,8 @@ import Glibc
 
 /// A capture source as the server describes it.
 public struct SourceInfo: Hashable, Sendable {
+    /// The server's index for the source (a stream may name it by this number too).
+    public let index: Int
     public let name: String
     public let description: String
     /// The source's own sample format as PulseAudio names it (e.g. "s16le", "float32le").
@@ -18,6 +20,8 @@ public struct SourceInfo: Hashable, Sendable {
 
 /// A playback sink as the server describes it.
 public struct SinkInfo: Hashable, Sendable {
+    /// The server's index for the sink (a stream may name it by this number too).
+    public let index: Int
     public let name: String
     public let description: String
     /// The sink's own sample format as PulseAudio names it (e.g. "s16le", "float32le").
@@ -249,7 +253,7 @@ final class PulseConnection: @unchecked Sendable {
                     if eol == 0, let info = info?.pointee {
                         let spec = info.sample_spec
                         (context.payload as! Result).sinks.append(SinkInfo(
-                            name: String(cString: info.name),
+                            index: Int(info.index), name: String(cString: info.name),
                             description: info.description.map { String(cString: $0) } ?? "",
                             sampleFormat: String(cString: pa_sample_format_to_string(spec.format)),
                             sampleRate: Int(spec.rate), channelCount: Int(spec.channels), isDefault: false))
@@ -260,7 +264,7 @@ final class PulseConnection: @unchecked Sendable {
             }
         }
         return result.sinks.map { sink in
-            SinkInfo(name: sink.name, description: sink.description, sampleFormat: sink.sampleFormat,
+            SinkInfo(index: sink.index, name: sink.name, description: sink.description, sampleFormat: sink.sampleFormat,
                      sampleRate: sink.sampleRate, channelCount: sink.channelCount, isDefault: sink.name == defaultName)
         }
     }
@@ -289,7 +293,7 @@ final class PulseConnection: @unchecked Sendable {
                     if eol == 0, let info = info?.pointee {
                         let spec = info.sample_spec
                         (context.payload as! Result).sources.append(SourceInfo(
-                            name: String(cString: info.name),
+                            index: Int(info.index), name: String(cString: info.name),
                             description: info.description.map { String(cString: $0) } ?? "",
                             sampleFormat: String(cString: pa_sample_format_to_string(spec.format)),
                             sampleRate: Int(spec.rate),
@@ -303,7 +307,7 @@ final class PulseConnection: @unchecked Sendable {
             }
         }
         return result.sources.map { source in
-            SourceInfo(name: source.name, description: source.description, sampleFormat: source.sampleFormat,
+            SourceInfo(index: source.index, name: source.name, description: source.description, sampleFormat: source.sampleFormat,
                        sampleRate: source.sampleRate, channelCount: source.channelCount,
                        isMonitor: source.isMonitor, isDefault: source.name == defaultName)
         }
