@@ -239,6 +239,39 @@ struct HostileFileTests {
         #expect(line.missing_frames == 44_100 && abs(line.duration_s - 1) < 1e-9)
     }
 
+    /// A FLAC whose STREAMINFO does not say how long it is (total 0, as an encoder writing to a pipe
+    /// leaves it; libsndfile then reports SF_COUNT_MAX frames), with audio and with none: analysed whole,
+    /// as the same FLAC with its length is (a sum on that count once trapped the true-peak scan).
+    @Test func aFLACThatDoesNotSayItsLengthIsAnalysedWhole() async throws {
+        let directory = try temporaryDirectory()
+        let source = directory + "/noise.wav", full = directory + "/full.flac"
+        let streamed = directory + "/streamed.flac", empty = directory + "/empty.flac"
+        try writeWAV(source, samples: noiseSamples(count: 132_300), channels: 1)
+        #expect(try runProcess("sox", [source, full]).status == 0)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: full)))
+        // STREAMINFO's 36-bit total: the low nibble of byte 21, then bytes 22…25.
+        func total(_ bytes: [UInt8]) -> Int { bytes[22...25].reduce(Int(bytes[21] & 0x0F)) { $0 << 8 | Int($1) } }
+        #expect(bytes.count > 26 && bytes[0..<4] == [0x66, 0x4C, 0x61, 0x43] && total(bytes) == 132_300)
+        bytes[21] &= 0xF0
+        for index in 22...25 { bytes[index] = 0 }
+        #expect(total(bytes) == 0)
+        try Data(bytes).write(to: URL(fileURLWithPath: streamed))
+        let made = try runProcess("sox", ["-n", "-r", "44100", "-c", "1", "-b", "16", "-t", "flac", empty, "trim", "0", "0"])
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(total([UInt8](try Data(contentsOf: URL(fileURLWithPath: empty)))) == 0)
+
+        let result = try await recorder(["analyze", "--json", full, streamed, empty])
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
+        let lines = try result.stdout.split(separator: "\n").map { try JSONDecoder().decode(AnalysisLine.self, from: Data($0.utf8)) }
+        try #require(lines.count == 3)
+        let (known, unknown, nothing) = (lines[0], lines[1], lines[2])
+        #expect(unknown.duration_s == 3 && known.duration_s == 3 && unknown.missing_frames == 0)
+        #expect(unknown.sample_peak_dbfs == known.sample_peak_dbfs && unknown.true_peak_dbtp == known.true_peak_dbtp)
+        #expect(unknown.rms_dbfs == known.rms_dbfs && unknown.integrated_lufs == known.integrated_lufs)
+        #expect(known.true_peak_dbtp[0] != nil)
+        #expect(nothing.duration_s == 0 && nothing.missing_frames == 0 && nothing.rms_dbfs == [nil] && nothing.true_peak_dbtp == [nil])
+    }
+
     /// Every bad file gives valid JSON or a one-line error: empty, garbage, a header only, all NaN, silent.
     @Test func everyOutputIsValidJSONForEveryBadFile() async throws {
         let directory = try temporaryDirectory()

@@ -13,7 +13,8 @@ final class SoundFileReader: @unchecked Sendable {
     let path: String
     let sampleRate: Int
     let channelCount: Int
-    /// Frames the file announces (libsndfile's count; for a PCM file, what it holds).
+    /// Frames the file announces (libsndfile's count; for a PCM file, what it holds); 0 when the file
+    /// does not say (libsndfile's SF_COUNT_MAX: a FLAC stream written to a pipe, or with no frame).
     let frameCount: Int64
     /// True when `seek` works (not a pipe).
     let isSeekable: Bool
@@ -34,7 +35,7 @@ final class SoundFileReader: @unchecked Sendable {
         self.file = file
         sampleRate = Int(info.samplerate)
         channelCount = Int(info.channels)
-        frameCount = max(0, Int64(info.frames))
+        frameCount = info.frames > 0 && info.frames < sf_count_t.max ? Int64(info.frames) : 0
         isSeekable = info.seekable != 0
         sndfileFormat = info.format
     }

@@ -192,7 +192,7 @@ final class TruePeakScan: Sendable {
         var block = [Float](repeating: 0, count: Int(blockFrames) * channels)
         var local = [Double](repeating: 0, count: channels)
         var lastFinite = [Float](repeating: 0, count: channels)
-        let segments = (frames + segmentFrames - 1) / segmentFrames
+        let segments = frames / segmentFrames + (frames % segmentFrames == 0 ? 0 : 1)
         while true {
             let segment = next.wrappingAdd(1, ordering: .relaxed).oldValue
             guard segment < segments else { break }
