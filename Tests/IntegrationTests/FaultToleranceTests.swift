@@ -187,8 +187,9 @@ struct FaultToleranceTests {
             }
             let path = directory + "/drained.aiff"
             try recorder.record(to: path)
-            let player = try RunningProcess("/usr/bin/paplay", ["--volume=65536", "-d", PrivateServer.monoSink,
-                                                                directory + "/noise.wav"], environment: server.clientEnvironment)
+            let (program, arguments) = unblockingSignals("/usr/bin/paplay", ["--volume=65536", "-d", PrivateServer.monoSink,
+                                                                             directory + "/noise.wav"])
+            let player = try RunningProcess(program, arguments, environment: server.clientEnvironment)
             defer { player.send(SIGTERM); _ = player.waitBlocking() }
             let summary = try await offThread { () throws -> RecordingSummary? in
                 secondHeard.wait()

@@ -17,6 +17,28 @@ func readingThrough(_ frame: Int64, _ readings: AsyncStream<LevelReading>) async
     try await firstReading(readings) { $0.endFrame >= frame }
 }
 
+/// Plays a steady 1 kHz sine at half scale (−6.02 dBFS peak, −9.03 average) into the mono sink for up to
+/// 30 s, returns once its monitor carries it, and stops the player when `body` returns. A monitor takes
+/// the sine in 100 ms fragments, unlike the sine source's 2 s bursts, so a take of a few seconds lasts as
+/// long on the wall clock as in the file. paplay's 1 s of latency keeps it playing through CI's load.
+func withSteadySine<T>(on server: PrivateServer, _ body: () async throws -> T) async throws -> T {
+    let directory = try temporaryDirectory()
+    try writeWAV(directory + "/sine.wav", samples: sineSamples(frames: 44_100 * 30, frequency: 1_000, amplitudes: [0.5]),
+                 channels: 1)
+    // With no signal blocked (a test's thread blocks them, and a child inherits that): the SIGTERM below
+    // must stop it, not leave the test waiting out the 30 s.
+    let (program, arguments) = unblockingSignals("/usr/bin/paplay", ["--volume=65536", "--latency-msec=1000", "-d",
+                                                                    PrivateServer.monoSink, directory + "/sine.wav"])
+    let player = try RunningProcess(program, arguments, environment: server.clientEnvironment)
+    defer { player.send(SIGTERM); _ = player.waitBlocking() }
+    do {
+        let probe = try Recorder(source: PrivateServer.monoSink + ".monitor", server: server.address)
+        defer { probe.stop() }
+        _ = try await firstReading(probe.levelReadings()) { $0.channels[0].peakPower > -7 }
+    }
+    return try await body()
+}
+
 /// Waits until `readings` has shown signal and then a whole buffer of digital silence after it.
 func signalThenSilence(_ readings: AsyncStream<LevelReading>) async throws {
     var sawSignal = false
@@ -367,24 +389,14 @@ struct EmbeddingTests {
         let build = try await offThread { try runProcess("swift", ["build", "--package-path", package]) }
         #expect(build.status == 0, "\(build.stdout) \(build.stderr)")
         try await withPrivateServer { server in
-            // A steady 1 kHz sine at half scale through the mono sink, whose monitor is made the default
-            // source: 100 ms fragments, unlike the sine source's 2 s bursts, so the example's five
+            // The steady sine on the mono sink's monitor, made the default source, so the example's five
             // readings and its stop always fall inside the signal.
-            let directory = try temporaryDirectory()
-            try writeWAV(directory + "/sine.wav", samples: sineSamples(frames: 44_100 * 30, frequency: 1_000,
-                                                                        amplitudes: [0.5]), channels: 1)
             try server.run("pactl", ["set-default-source", PrivateServer.monoSink + ".monitor"])
-            let player = try RunningProcess("/usr/bin/paplay", ["--volume=65536", "-d", PrivateServer.monoSink,
-                                                       directory + "/sine.wav"], environment: server.clientEnvironment)
-            defer { player.send(SIGTERM); _ = player.waitBlocking() }
-            do {
-                let probe = try Recorder(server: server.address)
-                defer { probe.stop() }
-                _ = try await firstReading(probe.levelReadings()) { $0.channels[0].peakPower > -7 }
-            }
-            let path = directory + "/take.aiff"
+            let path = try temporaryDirectory() + "/take.aiff"
             let environment = server.clientEnvironment
-            let result = try await offThread { try runProcess(package + "/.build/debug/take", [path], environment: environment) }
+            let result = try await withSteadySine(on: server) {
+                try await offThread { try runProcess(package + "/.build/debug/take", [path], environment: environment) }
+            }
             #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
             #expect(result.stdout.contains("peak -6.02"), "\(result.stdout)")
             #expect(result.stdout.contains("average -9.03"), "\(result.stdout)")
