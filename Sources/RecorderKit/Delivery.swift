@@ -83,8 +83,13 @@ final class FileSession: @unchecked Sendable {
 
     func nextFile(markers: [PendingMarker]) throws(RecorderError) {
         let path = FileType.numberedPath(baseName, files.count + 1)
+        guard !writer.isStandardOutput else {
+            throw RecorderError(.writeFailed,
+                "standard output is full at \(writer.framesWritten) frames: a \(writer.fileType.rawValue.uppercased()) "
+                + "stream cannot describe more; use -t raw or FLAC, or record into a file")
+        }
         let next = try SoundFileWriter(path: path, format: format, overwrite: overwrite,
-                                       maxFramesPerWrite: writer.maxFramesPerWrite)
+                                       maxFramesPerWrite: writer.maxFramesPerWrite, fileType: writer.fileType)
         closeFile(markers: markers, last: false)
         framesBefore += writer.framesWritten
         writer = next

@@ -131,7 +131,9 @@ public final class Recorder: @unchecked Sendable {
     /// Starts writing captured packets to a new file at `path`; capture and metering go on as before.
     ///
     /// The container follows the extension: `.aiff`/`.aif` (classic AIFF, big-endian 16-bit), `.wav`,
-    /// `.caf`, `.flac`. The file starts with the first frame captured after this call.
+    /// `.caf`, `.flac`, `.au`, `.raw`, `.w64`, `.rf64` (see `FileType`), or `fileType`. `path` "-" is
+    /// standard output (AU unless `fileType` says otherwise; a pipe takes AU, raw or FLAC; no splitting).
+    /// The file starts with the first frame captured after this call.
     /// - Parameters:
     ///   - overwrite: replace an existing file (AudioFile's EraseFile flag); off by default, when an
     ///     existing file is an error and is left untouched.
@@ -144,6 +146,7 @@ public final class Recorder: @unchecked Sendable {
     ///     audio allows. The frame is reckoned from the arrival of the last data at the sample rate: it is
     ///     the one captured at `time` within a fragment (`bufferDuration`) and the source's latency.
     ///     `preRoll` counts back from it.
+    ///   - fileType: the container, when the extension does not say it (or says another).
     ///   - maxFramesPerFile, maxBytesPerFile: split the recording: when a file reaches either limit
     ///     (or what its container can describe: 4 GiB for AIFF and WAV, always applied), it is closed and
     ///     the recording goes on, frame-exact, in `name-002.ext`, `name-003.ext`… (`RecordingSummary.files`).
@@ -154,9 +157,11 @@ public final class Recorder: @unchecked Sendable {
     @discardableResult
     public func record(to path: String, overwrite: Bool = false, frameLimit: Int64? = nil,
                        preRoll: Double = 0, startingAt time: Double? = nil,
-                       maxFramesPerFile: Int64? = nil, maxBytesPerFile: Int64? = nil) throws(RecorderError) -> Int64 {
+                       maxFramesPerFile: Int64? = nil, maxBytesPerFile: Int64? = nil,
+                       fileType: FileType? = nil) throws(RecorderError) -> Int64 {
         try startRecording(to: path, overwrite: overwrite, frameLimit: frameLimit, preRoll: preRoll, startingAt: time,
-                           maxFramesPerFile: maxFramesPerFile, maxBytesPerFile: maxBytesPerFile, trigger: nil)
+                           maxFramesPerFile: maxFramesPerFile, maxBytesPerFile: maxBytesPerFile, trigger: nil,
+                           fileType: fileType)
     }
 
     /// Records sound-activated takes, as a field recorder's auto-record or sox's `silence` effect, live:
@@ -189,13 +194,21 @@ public final class Recorder: @unchecked Sendable {
         guard trigger.hang.isFinite, (0...3_600).contains(trigger.hang) else {
             throw RecorderError(.invalidFormat, "invalid hang time \(trigger.hang) s: use 0 to 3600 seconds")
         }
+        guard path != "-" else {
+            throw RecorderError(.invalidFormat,
+                "cannot record sound-activated takes to standard output: each take is a file of its own; give a file name")
+        }
         return try startRecording(to: path, overwrite: overwrite, frameLimit: frameLimit, preRoll: preRoll, startingAt: nil,
-                                  maxFramesPerFile: nil, maxBytesPerFile: nil, trigger: trigger)
+                                  maxFramesPerFile: nil, maxBytesPerFile: nil, trigger: trigger, fileType: nil)
     }
 
     private func startRecording(to path: String, overwrite: Bool, frameLimit: Int64?, preRoll: Double,
                                 startingAt time: Double?, maxFramesPerFile: Int64?, maxBytesPerFile: Int64?,
-                                trigger: SoundTrigger?) throws(RecorderError) -> Int64 {
+                                trigger: SoundTrigger?, fileType: FileType?) throws(RecorderError) -> Int64 {
+        if path == "-" && (maxFramesPerFile != nil || maxBytesPerFile != nil) {
+            throw RecorderError(.invalidFormat,
+                "cannot split a recording to standard output into numbered files; give a file name to split")
+        }
         guard preRoll.isFinite, preRoll >= 0, let preRollFrames = format.frames(seconds: preRoll) else {
             throw RecorderError(.invalidFormat,
                 "invalid pre-roll \(preRoll) s: use 0 to \(seconds(Double(delivery.maximumPreRollFrames) / Double(format.sampleRate))) seconds "
@@ -228,11 +241,11 @@ public final class Recorder: @unchecked Sendable {
             // Numbered takes: the first take's file, made ready now.
             let firstPath = trigger.map { $0.oneFile ? path : FileType.numberedPath(path, 1) } ?? path
             let writer = try SoundFileWriter(path: firstPath, format: format, overwrite: overwrite,
-                                             maxFramesPerWrite: bufferFrameCapacity)
+                                             maxFramesPerWrite: bufferFrameCapacity, fileType: fileType)
             if FileSession.limit(of: writer, maxFrames: maxFramesPerFile, maxBytes: maxBytesPerFile,
                                  bytesPerFrame: format.bytesPerFrame) < 1 {
                 writer.close()
-                if !overwrite { unlink(writer.path) }
+                if !overwrite && !writer.isStandardOutput { unlink(writer.path) }
                 throw RecorderError(.invalidFormat,
                     "invalid file size limit \(maxBytesPerFile ?? 0) bytes: the \(writer.fileType.rawValue.uppercased()) "
                     + "header alone takes \(writer.headerBytes); allow more")
@@ -496,6 +509,9 @@ public final class Recorder: @unchecked Sendable {
     public func deleteRecording() -> Bool {
         avCall { () throws(RecorderError) in
             let path = try avPath("delete the recording")
+            if path == "-" {
+                throw RecorderError(.invalidState, "cannot delete a recording made to standard output; it is not a file")
+            }
             if isRecording {
                 throw RecorderError(.invalidState,
                     "cannot delete '\(path)' while it is being recorded; call stopRecording() first")

@@ -10,6 +10,7 @@ final class LiveOutput: Sendable {
     private let state: Locked<DisplayState>
     private let drawing: Bool
     private let json: Bool
+    private let jsonChannel: OutputChannel
     private let path: String?
     private let colour: Bool
     private let meter: MeterKind?
@@ -29,9 +30,11 @@ final class LiveOutput: Sendable {
     private let nextPlain = Locked(1.0)
 
     /// `meter` nil is the default view (average and peak); `target` is the loudness scale's mark.
+    /// `jsonTo`: where the `--levels-json` lines go (standard error when the audio itself is on standard output).
     init(channelCount: Int, display: Bool, json: Bool, path: String?, meter: MeterKind? = nil, target: Double = -23,
-         plain: Bool = false) {
+         plain: Bool = false, jsonTo: OutputChannel = standardOutput) {
         self.plain = plain
+        jsonChannel = jsonTo
         state = Locked(DisplayState(channelCount: channelCount))
         self.meter = meter
         self.target = target
@@ -59,7 +62,7 @@ final class LiveOutput: Sendable {
             }
             if due { draw() }
         }
-        if json { writeOutput(Self.jsonLine(reading, frames: frames, time: time, meter: meter) + "\n") }
+        if json { jsonChannel.write(Self.jsonLine(reading, frames: frames, time: time, meter: meter) + "\n") }
         if plain {
             let due = nextPlain.withLock { next in
                 guard time >= next else { return false }
@@ -148,7 +151,7 @@ final class LiveOutput: Sendable {
             }
             }
         }
-        if json, let line = report.json { writeOutput(line + "\n") }
+        if json, let line = report.json { jsonChannel.write(line + "\n") }
     }
 
     /// Says once, above the readout, that standard output failed and the recording goes on without it.

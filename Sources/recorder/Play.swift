@@ -10,7 +10,7 @@ struct Play: AsyncParsableCommand {
         abstract: "Play sound files (any format libsndfile reads) with the live readout.",
         discussion: "In a terminal: space pauses and resumes, the left and right arrows seek 5 s, q stops.")
 
-    @Argument(help: "The files to play, one after another.")
+    @Argument(help: "The files to play, one after another; - reads standard input (AU or FLAC from a pipe, as libsndfile reads one).")
     var files: [String]
 
     @Option(name: [.long, .customShort("d")], help: ArgumentHelp(
@@ -48,6 +48,7 @@ struct Play: AsyncParsableCommand {
     func validate() throws {
         try display.validate()
         if files.isEmpty { throw ValidationError("give at least one file to play") }
+        if files.filter({ $0 == "-" }).count > 1 { throw ValidationError("give - (standard input) once: it can be read only once") }
         if !(volume.isFinite && volume >= 0 && volume <= 1) {
             throw ValidationError("invalid --volume \(volume): use a gain from 0 to 1, e.g. 0.5 for -6 dB")
         }
@@ -173,7 +174,8 @@ struct Play: AsyncParsableCommand {
         if finished && !quiet {
             let seconds = duration.map { min($0, player.duration * Double(max(1, loops + 1))) }
                 ?? player.duration * Double(loops + 1) - start
-            writeError("played \(player.path ?? ""): \(format(max(0, seconds), 3)) s to \(player.deviceName)\n")
+            let name = player.path == "-" ? "standard input" : player.path ?? ""
+            writeError("played \(name): \(format(max(0, seconds), 3)) s to \(player.deviceName)\n")
         }
     }
 }

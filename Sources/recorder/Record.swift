@@ -4,17 +4,26 @@ import Dispatch
 import Glibc
 import RecorderKit
 
+extension FileType: ExpressibleByArgument {}
+
 struct Record: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Record into OUTPUT (.aiff, .aif, .wav, .caf, .flac) until --duration or Ctrl-C.",
+        abstract: "Record into OUTPUT (.aiff, .wav, .caf, .flac, .au, .raw, .w64, .rf64; - for standard output) until --duration or Ctrl-C.",
         discussion: """
             In a terminal: space pauses and resumes (the paused time is left out of the file), m drops a \
             marker, q stops (as Ctrl-C). SIGUSR1 drops a marker too. Markers are stored in AIFF (MARK) \
-            and WAV (cue) files, and listed in the summary and the --levels-json events.
+            and WAV (cue) files, and listed in the summary and the --levels-json events. \
+            With OUTPUT -, the audio goes to standard output (AU unless -t says raw or flac: a pipe takes \
+            only those), and the readout, the summary and the --levels-json lines to standard error.
             """)
 
-    @Argument(help: "The file to write; it must not exist unless --force is given.")
+    @Argument(help: "The file to write; it must not exist unless --force is given. - is standard output.")
     var output: String
+
+    @Option(name: [.customLong("type"), .customShort("t")], help: ArgumentHelp(
+        "The container, when OUTPUT's extension does not say it: aiff, wav, caf, flac, au, raw (s16le, no header), w64, rf64.",
+        valueName: "type"))
+    var type: FileType?
 
     @OptionGroup var capture: CaptureOptions
 
@@ -88,8 +97,16 @@ struct Record: AsyncParsableCommand {
         if !(preRoll.isFinite && (0...60).contains(preRoll)) {
             throw ValidationError("invalid --pre-roll \(preRoll): use 0 to 60 seconds")
         }
-        if FileType(path: output) == nil {
-            throw ValidationError("cannot tell the file type of '\(output)': end the name in .aiff, .aif, .wav, .caf or .flac")
+        if output != "-" && type == nil && FileType(path: output) == nil {
+            throw ValidationError("cannot tell the file type of '\(output)': end the name in \(FileType.extensionList), or give -t TYPE")
+        }
+        if output == "-" {
+            if startAbove != nil {
+                throw ValidationError("--start-above cannot write to standard output: each take is a file of its own; give a file name")
+            }
+            if maxFileTime != nil || maxFileSize != nil {
+                throw ValidationError("--max-file-time and --max-file-size split into numbered files: give a file name, not -")
+            }
         }
         if let maxFileTime, (frames(maxFileTime) ?? 0) < 1 {
             throw ValidationError("invalid --max-file-time \(maxFileTime): use a number of seconds from one frame "
@@ -130,9 +147,12 @@ struct Record: AsyncParsableCommand {
             startTime = recorder.deviceCurrentTime + seconds
         }
         let channels = capture.channels
-        let drawing = LiveOutput.stderrIsTerminal && !quiet
+        let toStandardOutput = output == "-"
+        // With the audio on stdout, the JSON lines go to stderr, and then take the readout's place.
+        let drawing = LiveOutput.stderrIsTerminal && !quiet && !(toStandardOutput && levelsJSON)
         let live = LiveOutput(channelCount: channels, display: drawing, json: levelsJSON, path: output,
-                              meter: display.meter, target: display.target)
+                              meter: display.meter, target: display.target,
+                              jsonTo: toStandardOutput ? standardError : standardOutput)
         // Levels only when something shows them: each reading wakes a thread, which is most of the cost
         // of a quiet recording.
         let readings: AsyncStream<MeterReading> = drawing || levelsJSON ? try display.readings(from: recorder)
@@ -152,7 +172,7 @@ struct Record: AsyncParsableCommand {
                 fileStart = try recorder.record(to: output, overwrite: force, frameLimit: limit,
                                                 preRoll: preRoll, startingAt: startTime,
                                                 maxFramesPerFile: maxFileTime.flatMap(frames),
-                                                maxBytesPerFile: maxFileSize.flatMap(Self.bytes))
+                                                maxBytesPerFile: maxFileSize.flatMap(Self.bytes), fileType: type)
             }
         } catch {
             await recorder.stop()
@@ -163,7 +183,7 @@ struct Record: AsyncParsableCommand {
         let rate = capture.rate
         // The levels are a side channel: if stdout fails (reader gone, device full, closed), the take
         // goes on; it is said at once, and the exit status reports it at the end.
-        standardOutput.goLive { code in live.outputFailed(code) }
+        if !toStandardOutput { standardOutput.goLive { code in live.outputFailed(code) } }
         standardError.goLive()
         let quiet = self.quiet
         let pauses = PauseLog()
@@ -246,7 +266,7 @@ struct Record: AsyncParsableCommand {
             writeError("no take: the level never rose above \(format(Double(startAbove), 1)) dBFS; no file was written\n")
             return
         }
-        let what = startAbove == nil ? summary.path
+        let what = startAbove == nil ? (summary.path == "-" ? "standard output" : summary.path)
             : summary.takes.count == 1 ? "1 take" : "\(summary.takes.count) takes"
         let text = "recorded \(what): \(format(seconds, 3)) s, \(summary.frameCount) frames, "
             + "average \(list(summary.levels.map { format(Double($0.averagePower), 2) })) dBFS, "

@@ -256,7 +256,7 @@ struct RecordingTests {
         }
     }
 
-    @Test(arguments: [FileType.wav, .caf, .flac])
+    @Test(arguments: [FileType.wav, .caf, .flac, .au, .w64, .rf64, .raw])
     func otherContainersHoldTheSineInTheirOwnByteOrder(type: FileType) async throws {
         try await withPrivateServer { server in
             let path = try temporaryDirectory() + "/take." + type.rawValue
@@ -265,19 +265,32 @@ struct RecordingTests {
             try recorder.record(to: path, frameLimit: 8_820)
             let summary = try #require(try recorder.waitForRecording())
             #expect(summary.fileType == type && summary.frameCount == 8_820)
-            let file = try readSoundFile(path)
-            let container: Int
-            switch type {
-            case .wav: container = SF_FORMAT_WAV
-            case .caf: container = SF_FORMAT_CAF
-            case .flac: container = SF_FORMAT_FLAC
-            case .aiff: container = SF_FORMAT_AIFF
+            let samples: [Int16]
+            if type == .raw {
+                // No header: signed 16-bit little-endian, nothing else.
+                let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+                #expect(data.count == 8_820 * 2)
+                samples = stride(from: 0, to: data.count - 1, by: 2).map { Int16(bitPattern: UInt16(data[$0]) | UInt16(data[$0 + 1]) << 8) }
+            } else {
+                let file = try readSoundFile(path)
+                let container: Int
+                switch type {
+                case .wav: container = SF_FORMAT_WAV
+                case .caf: container = SF_FORMAT_CAF
+                case .flac: container = SF_FORMAT_FLAC
+                case .aiff: container = SF_FORMAT_AIFF
+                case .au: container = SF_FORMAT_AU
+                case .w64: container = SF_FORMAT_W64
+                case .rf64: container = SF_FORMAT_RF64
+                case .raw: container = SF_FORMAT_RAW
+                }
+                #expect(file.container == Int32(container) && file.subtype == Int32(SF_FORMAT_PCM_16))
+                #expect(file.frames == 8_820)
+                samples = file.samples
             }
-            #expect(file.container == Int32(container) && file.subtype == Int32(SF_FORMAT_PCM_16))
-            #expect(file.frames == 8_820)
             // A wrong byte order would turn the sine into noise: peak and RMS pin it down.
-            #expect(abs((file.samples.map { abs(Int($0)) }.max() ?? 0) - 16_384) <= 2)
-            let bytes = file.samples.flatMap { [UInt8(truncatingIfNeeded: UInt16(bitPattern: $0) >> 8),
+            #expect(abs((samples.map { abs(Int($0)) }.max() ?? 0) - 16_384) <= 2)
+            let bytes = samples.flatMap { [UInt8(truncatingIfNeeded: UInt16(bitPattern: $0) >> 8),
                                                 UInt8(truncatingIfNeeded: $0)] }
             #expect(abs(LevelMeter.measure(bigEndianS16: bytes, channelCount: 1)[0].averagePower - (-9.0309)) < 0.05)
         }

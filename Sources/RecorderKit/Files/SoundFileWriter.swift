@@ -2,18 +2,29 @@
 import CSndFile
 import Glibc
 
-/// The containers RecorderKit writes, chosen by the file name's extension.
+/// The containers RecorderKit writes, chosen by the file name's extension or named (`record(to:fileType:)`,
+/// the command's `-t`). All hold signed 16-bit PCM.
 public enum FileType: String, Sendable, CaseIterable {
-    /// Classic AIFF (`FORM…AIFF`), big-endian 16-bit PCM: the captured bytes are written as they are.
+    /// Classic AIFF (`FORM…AIFF`), big-endian: the captured bytes are written as they are.
     case aiff
-    /// RIFF WAVE, little-endian 16-bit PCM.
+    /// RIFF WAVE, little-endian.
     case wav
-    /// Core Audio Format, 16-bit PCM.
+    /// Core Audio Format.
     case caf
-    /// FLAC, 16-bit, lossless.
+    /// FLAC, lossless. Streams to a pipe (its header then gives no length).
     case flac
+    /// Sun/NeXT AU (`.snd`), big-endian. Streams to a pipe (its header then says "length unknown").
+    case au
+    /// Headerless samples, signed 16-bit little-endian (`s16le`, what parecord and arecord write raw):
+    /// the reader must be told the rate and channels. Streams to a pipe.
+    case raw
+    /// Sony Wave64: WAV with 64-bit sizes (no 4 GiB limit).
+    case w64
+    /// RF64 (EBU Tech 3306): WAV with 64-bit sizes, for takes past 4 GiB.
+    case rf64
 
-    /// The type for a path's extension (`.aiff`/`.aif`, `.wav`, `.caf`, `.flac`, any case), or nil.
+    /// The type for a path's extension (`.aiff`/`.aif`, `.wav`, `.caf`, `.flac`, `.au`/`.snd`,
+    /// `.raw`/`.pcm`, `.w64`, `.rf64`, any case), or nil.
     public init?(path: String) {
         guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
         switch path[path.index(after: dot)...].lowercased() {
@@ -21,17 +32,28 @@ public enum FileType: String, Sendable, CaseIterable {
         case "wav": self = .wav
         case "caf": self = .caf
         case "flac": self = .flac
+        case "au", "snd": self = .au
+        case "raw", "pcm": self = .raw
+        case "w64": self = .w64
+        case "rf64": self = .rf64
         default: return nil
         }
     }
 
-    /// The most audio bytes a file of this type can describe: the 32-bit chunk sizes of AIFF and WAV,
-    /// FLAC's 36-bit sample count; CAF's sizes are 64-bit.
+    /// The types libsndfile writes to a pipe (standard output when it is not a file): the others
+    /// need to go back to their header.
+    public var streams: Bool { self == .flac || self == .au || self == .raw }
+
+    /// The extensions `init(path:)` knows, for messages: ".aiff, .aif, .wav, …".
+    public static let extensionList = ".aiff, .aif, .wav, .caf, .flac, .au, .snd, .raw, .pcm, .w64 or .rf64"
+
+    /// The most audio bytes a file of this type can describe: the 32-bit sizes of AIFF, WAV and AU,
+    /// FLAC's 36-bit sample count; CAF's, W64's and RF64's sizes are 64-bit, raw has none.
     func maxAudioBytes(bytesPerFrame: Int) -> Int64 {
         switch self {
-        case .aiff, .wav: return Int64(UInt32.max)
+        case .aiff, .wav, .au: return Int64(UInt32.max)
         case .flac: return (Int64(1) << 36 - 1) * Int64(bytesPerFrame)
-        case .caf: return Int64.max
+        case .caf, .raw, .w64, .rf64: return Int64.max
         }
     }
 
@@ -50,8 +72,13 @@ public enum FileType: String, Sendable, CaseIterable {
         case .wav: container = Int32(SF_FORMAT_WAV)
         case .caf: container = Int32(SF_FORMAT_CAF)
         case .flac: container = Int32(SF_FORMAT_FLAC)
+        case .au: container = Int32(SF_FORMAT_AU)
+        case .raw: container = Int32(SF_FORMAT_RAW) | Int32(SF_ENDIAN_LITTLE)
+        case .w64: container = Int32(SF_FORMAT_W64)
+        case .rf64: container = Int32(SF_FORMAT_RF64)
         }
-        // Default endianness: for AIFF that is classic big-endian AIFF (SF_ENDIAN_BIG would make AIFF-C).
+        // Default endianness otherwise: for AIFF that is classic big-endian AIFF (SF_ENDIAN_BIG would
+        // make AIFF-C), for AU big-endian.
         return container | Int32(SF_FORMAT_PCM_16)
     }
 }
@@ -62,7 +89,9 @@ public enum FileType: String, Sendable, CaseIterable {
 public final class SoundFileWriter: @unchecked Sendable {
     // @unchecked Sendable: a Recorder hands it once from the creating thread to the delivery thread
     // through a lock and never uses it from two threads at once; other users must do the same.
+    /// The file being written.
     public let path: String
+    /// The container, from the path's extension.
     public let fileType: FileType
     private let channelCount: Int
     private var file: OpaquePointer?
@@ -71,6 +100,7 @@ public final class SoundFileWriter: @unchecked Sendable {
     private let writesRawBigEndian: Bool
     /// Host-order samples for containers that are not big-endian PCM; sized once.
     private var scratch: [Int16]
+    /// Frames written so far.
     public private(set) var framesWritten: Int64 = 0
     /// The largest write the conversion buffer was sized for (more is written in pieces).
     let maxFramesPerWrite: Int
@@ -79,6 +109,10 @@ public final class SoundFileWriter: @unchecked Sendable {
     /// The most frames this file can take without passing what its container can describe
     /// (AIFF's and WAV's 32-bit sizes: about 4 GiB). `write` refuses frames beyond it.
     public let frameCapacity: Int64
+    /// False for a pipe: its header is written once.
+    private let refreshesHeader: Bool
+    /// True when the file is the process's standard output (`path` "-").
+    public let isStandardOutput: Bool
     /// Frames between checks that the file is still linked (one second), and the next check's position.
     private let linkCheckFrames: Int64
     private var nextLinkCheck: Int64
@@ -92,11 +126,18 @@ public final class SoundFileWriter: @unchecked Sendable {
     /// audio, `write` checks that the file is still linked: a file deleted (or its directory removed, or
     /// replaced by a rename) under the writer fails the next write with `.writeFailed`, since everything
     /// written is then only in the deleted file.
+    ///
+    /// `path` "-" is the process's standard output (a pipe, or a file it was redirected to), as for sox
+    /// and parecord: written through a duplicate of descriptor 1 (closed by `close()`), with no lock and
+    /// no deletion check; AU is the type unless `fileType` names another. A pipe takes only the types
+    /// that stream (`FileType.streams`: AU, raw, FLAC).
+    /// - Parameter fileType: the container, when the name's extension does not say it (or says another).
     public init(path: String, format: StreamFormat, overwrite: Bool = false,
-                maxFramesPerWrite: Int = 4_410) throws(RecorderError) {
-        guard let type = FileType(path: path) else {
+                maxFramesPerWrite: Int = 4_410, fileType: FileType? = nil) throws(RecorderError) {
+        let toStandardOutput = path == "-"
+        guard let type = fileType ?? (toStandardOutput ? .au : FileType(path: path)) else {
             throw RecorderError(.unsupportedFileType,
-                "cannot tell the file type of '\(path)': end the name in .aiff, .aif, .wav, .caf or .flac")
+                "cannot tell the file type of '\(path)': end the name in \(FileType.extensionList), or name the type")
         }
         self.path = path
         self.fileType = type
@@ -109,17 +150,36 @@ public final class SoundFileWriter: @unchecked Sendable {
                 "\(type.rawValue.uppercased()) cannot hold \(format.channelCount) channels at \(format.sampleRate) Hz: "
                 + "choose another container (.wav, .caf) or format")
         }
-        let flags = O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (overwrite ? 0 : O_EXCL)
-        let fd = open(path, flags, 0o666)
-        guard fd >= 0 else { throw Self.creationError(path: path, errno: errno) }
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        let fd: Int32
+        if toStandardOutput {
+            fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)
+            guard fd >= 0 else {
+                let code = errno
+                throw RecorderError(.cannotCreateFile,
+                    "cannot write to standard output: \(String(cString: strerror(code))); run with standard output open",
+                    underlying: .init(.posix, code))
+            }
+            var status = stat()
+            let isPipe = fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG && (status.st_mode & S_IFMT) != S_IFBLK
+            if isPipe && !type.streams {
+                Glibc.close(fd)
+                throw RecorderError(.unsupportedFileType,
+                    "cannot write \(type.rawValue.uppercased()) to standard output: it is a pipe, and a \(type.rawValue.uppercased()) "
+                    + "header must be rewritten at the end; use AU, raw or FLAC (-t au|raw|flac), or redirect to a file")
+            }
+        } else {
+            let flags = O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (overwrite ? 0 : O_EXCL)
+            fd = open(path, flags, 0o666)
+            guard fd >= 0 else { throw Self.creationError(path: path, errno: errno) }
+        }
+        if !toStandardOutput && flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
             Glibc.close(fd)
             throw RecorderError(.fileInUse,
                 "'\(path)' is in use by another recording and was left untouched; choose another name or stop that "
                 + "recording first", underlying: .init(.posix, code))
         }
-        if overwrite && ftruncate(fd, 0) != 0 {
+        if overwrite && !toStandardOutput && ftruncate(fd, 0) != 0 {
             let code = errno
             Glibc.close(fd)
             throw Self.creationError(path: path, errno: code)
@@ -128,23 +188,28 @@ public final class SoundFileWriter: @unchecked Sendable {
             let reason = String(cString: sf_strerror(nil))
             let code = sf_error(nil)
             Glibc.close(fd)
-            if !overwrite { unlink(path) }  // only a file this call created; never someone else's
+            if !overwrite && !toStandardOutput { unlink(path) }  // only a file this call created; never someone else's
             throw RecorderError(.cannotCreateFile, "cannot create '\(path)': \(reason)", underlying: .init(.sndfile, code))
         }
         self.descriptor = fd
         self.file = file
         linkCheckFrames = Int64(max(format.sampleRate, 1))
-        nextLinkCheck = linkCheckFrames
+        // Standard output is not a file this writer made: whether it is deleted is not its business.
+        nextLinkCheck = toStandardOutput ? .max : linkCheckFrames
+        isStandardOutput = toStandardOutput
         let needsSwap = sf_command(file, Int32(SFC_RAW_DATA_NEEDS_ENDSWAP), nil, 0) != 0
         let hostIsLittleEndian = 1.littleEndian == 1
         writesRawBigEndian = type != .flac && needsSwap == hostIsLittleEndian
         scratch = writesRawBigEndian ? [] : [Int16](repeating: 0, count: maxFramesPerWrite * format.channelCount)
-        sf_command(file, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+        // A pipe's header is written once, as libsndfile streams it; a header refresh would seek.
+        refreshesHeader = info.seekable != 0
+        if refreshesHeader { sf_command(file, Int32(SFC_UPDATE_HEADER_NOW), nil, 0) }
         var status = stat()
         headerBytes = fstat(fd, &status) == 0 ? Int(status.st_size) : 0
         // Chunk sizes count the header's chunks too; keep a page of room for what libsndfile adds.
         let audioBytes = type.maxAudioBytes(bytesPerFrame: format.bytesPerFrame) - Int64(max(headerBytes, 4096))
-        frameCapacity = audioBytes / Int64(format.bytesPerFrame)
+        // A stream to a pipe states no length, so it has none to outgrow.
+        frameCapacity = refreshesHeader ? audioBytes / Int64(format.bytesPerFrame) : StreamFormat.maxFrameCount
     }
 
     private static func creationError(path: String, errno code: Int32) -> RecorderError {
@@ -210,7 +275,7 @@ public final class SoundFileWriter: @unchecked Sendable {
             }
         }
         framesWritten += Int64(frames)
-        sf_command(file, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+        if refreshesHeader { sf_command(file, Int32(SFC_UPDATE_HEADER_NOW), nil, 0) }
         if framesWritten >= nextLinkCheck {
             nextLinkCheck = framesWritten + linkCheckFrames
             var status = stat()
@@ -225,6 +290,13 @@ public final class SoundFileWriter: @unchecked Sendable {
     private func writeError() -> RecorderError {
         let reason = String(cString: sf_strerror(file))
         let systemError = errno
+        if isStandardOutput {
+            let gone = systemError == EPIPE
+            return RecorderError(.writeFailed,
+                gone ? "standard output was closed by its reader after \(framesWritten) frames; the recording ended there"
+                     : "writing to standard output failed after \(framesWritten) frames: \(reason); the recording ended there",
+                underlying: systemError != 0 ? .init(.posix, systemError) : .init(.sndfile, sf_error(file)))
+        }
         return RecorderError(.writeFailed,
             "writing '\(path)' failed after \(framesWritten) frames: \(reason); the file was closed with "
             + "what was written; free space or choose another disk",
