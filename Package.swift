@@ -9,11 +9,16 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // `swift package generate-documentation --target RecorderKit`: the DocC catalog and every doc comment.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
+        // No pkgConfig for libpulse: its .pc file adds -D_REENTRANT and -pthread, which SwiftPM drops with a
+        // "prohibited flag(s)" warning in every build, here and in every package that depends on this one.
+        // Its headers and library are in the system paths (the module map links -lpulse), which is all
+        // that file says besides.
         .systemLibrary(
             name: "CPulse",
-            pkgConfig: "libpulse",
             providers: [.apt(["libpulse-dev"])]
         ),
         .systemLibrary(

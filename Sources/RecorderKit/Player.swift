@@ -29,7 +29,8 @@ public final class Player: @unchecked Sendable {
     public let format: StreamFormat
     /// The file played, or nil for an output callback.
     public let path: String?
-    /// The file's length in seconds (0 for an output callback).
+    /// The file's length in seconds: 0 for an output callback, and for a file that does not say how long
+    /// it is (a FLAC stream written to a pipe), which plays to its end but seeks only to 0.
     public let duration: Double
     /// The sink played to (the server's default resolved to its name).
     public let deviceName: String
@@ -55,7 +56,10 @@ public final class Player: @unchecked Sendable {
     /// - Parameters:
     ///   - device: a sink name (see `Player.sinks()`), or nil for the server's default sink.
     ///   - server: a server address, or nil for libpulse's usual lookup (which honours `PULSE_SERVER`).
-    ///   - bufferCount: rotating buffers, 2…64; bufferDuration: each one's length in seconds, 0.01…2.
+    ///   - path: the file to play; "-" reads standard input (AU or FLAC from a pipe).
+    ///   - bufferCount: rotating buffers, 2…64.
+    ///   - bufferDuration: each buffer's length in seconds, 0.01…2.
+    ///   - clientName: the application name the server shows for the stream (`pactl list sink-inputs`).
     /// - Throws: `.cannotReadFile` (missing, unreadable, not a sound file), `.invalidFormat` (a rate or
     ///   channel count PulseAudio streams cannot carry), `.serverUnreachable`, `.sinkNotFound`.
     public convenience init(contentsOf path: String, device: String? = nil, server: String? = nil,
@@ -331,10 +335,13 @@ public enum PlayerEvent: Sendable, Hashable {
 public struct OutputBuffer {
     /// Frames the callback produced before this buffer.
     public let startFrame: Int64
+    /// Frames the buffer holds.
     public let frameCapacity: Int
     /// Frames filled; set it below `frameCapacity` to make this the last buffer.
     public var frameCount: Int
+    /// The player's format.
     public let format: StreamFormat
+    /// Interleaved signed 16-bit big-endian PCM, zeroed; valid only during the call.
     public let bytes: UnsafeMutableRawBufferPointer
 
     init(startFrame: Int64, frameCapacity: Int, format: StreamFormat, bytes: UnsafeMutableRawBufferPointer) {

@@ -35,8 +35,11 @@ public struct LevelReading: Sendable, Hashable {
 public struct CapturedBuffer {
     /// Position of the first frame since the recorder started (AudioTimeStamp's mSampleTime).
     public let startFrame: Int64
+    /// Frames in the buffer.
     public let frameCount: Int
+    /// The recorder's format.
     public let format: StreamFormat
+    /// Interleaved signed 16-bit big-endian PCM; valid only during the handler call.
     public let bytes: UnsafeRawBufferPointer
 
     /// The sample of `channel` in frame `frame`, as a host-order integer; nil outside the buffer.
@@ -79,6 +82,7 @@ public struct CapturedBuffer {
 
 /// A stretch of a recording written as silence because nothing could be captured there.
 public struct RecordingGap: Sendable, Hashable {
+    /// Why a stretch is silence (its raw value is the JSON spelling).
     public enum Reason: String, Sendable, Hashable {
         /// Frames lost in capture: a hole from the server, dropped because the receive queue was about
         /// to overflow while every buffer was busy, or discarded by the server while this process could
@@ -95,10 +99,13 @@ public struct RecordingGap: Sendable, Hashable {
     }
     /// Frames from the recording's first frame (across split files) to the gap's first frame.
     public let startFrame: Int64
+    /// Frames written as silence.
     public let frameCount: Int64
+    /// Why.
     public let reason: Reason
     /// `startFrame` and `frameCount` in seconds.
     public let start: Double
+    /// The length in seconds.
     public let duration: Double
 
     init(startFrame: Int64, frameCount: Int64, reason: Reason, sampleRate: Int) {
@@ -116,6 +123,7 @@ public struct RecordingSummary: Sendable, Hashable {
     public let path: String
     /// Every file written, in order: `path`, then `path-002`, `-003`… when the recording was split.
     public let files: [String]
+    /// The container written.
     public let fileType: FileType
     /// Recorder frame position of the first file's first frame.
     public let startFrame: Int64
@@ -181,9 +189,11 @@ public struct RecordingTake: Sendable, Hashable {
     /// Recorder frames of its first frame (the pre-roll's) and of the start of the buffer whose peak
     /// rose above the threshold (compare with `LevelReading.endFrame`, `CapturedBuffer.startFrame`).
     public let startFrame: Int64
+    /// See `startFrame`.
     public let onsetFrame: Int64
     /// `fileFrame` and `frameCount` in seconds.
     public let start: Double
+    /// The length in seconds.
     public let duration: Double
 
     init(number: Int, path: String, fileFrame: Int64, frameCount: Int64, startFrame: Int64, onsetFrame: Int64,
@@ -213,6 +223,7 @@ public struct RecordingMarker: Sendable, Hashable {
     public let start: Double
     /// The file the marker is in, and its frame in that file.
     public let path: String
+    /// See `path`.
     public let fileFrame: Int64
     /// True when the file holds the marker (AIFF and WAV).
     public let isStoredInFile: Bool

@@ -13,6 +13,7 @@
     /// The latest buffer's meter state per channel.
     let currentLevels: Locked<[LevelMeterState]>
 
+    /// A readout for buffers of `format`.
     public init(format: StreamFormat) {
         self.format = format
         currentLevels = Locked(Self.silentLevels(format))

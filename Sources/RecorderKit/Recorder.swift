@@ -76,6 +76,7 @@ public final class Recorder: @unchecked Sendable {
     ///   - maximumPreRoll: seconds of captured audio kept (0…60) so that a take may begin before
     ///     `record(to:)` is called (`preRoll:`), as a field recorder's pre-record buffer: memory for that
     ///     much audio is taken once, here; 0 keeps none.
+    ///   - clientName: the application name the server shows for the stream (`pactl list source-outputs`).
     /// - Throws: `RecorderError` (`.invalidFormat`, `.serverUnreachable`, `.sourceNotFound`,
     ///   `.streamFailed`) with a one-line message.
     public init(format: StreamFormat = .default, source: String? = nil, server: String? = nil,
@@ -135,6 +136,7 @@ public final class Recorder: @unchecked Sendable {
     /// standard output (AU unless `fileType` says otherwise; a pipe takes AU, raw or FLAC; no splitting).
     /// The file starts with the first frame captured after this call.
     /// - Parameters:
+    ///   - path: the file to create (or "-", standard output).
     ///   - overwrite: replace an existing file (AudioFile's EraseFile flag); off by default, when an
     ///     existing file is an error and is left untouched.
     ///   - frameLimit: stop by itself after exactly this many frames (see `record(to:duration:)`).
@@ -147,9 +149,11 @@ public final class Recorder: @unchecked Sendable {
     ///     the one captured at `time` within a fragment (`bufferDuration`) and the source's latency.
     ///     `preRoll` counts back from it.
     ///   - fileType: the container, when the extension does not say it (or says another).
-    ///   - maxFramesPerFile, maxBytesPerFile: split the recording: when a file reaches either limit
-    ///     (or what its container can describe: 4 GiB for AIFF and WAV, always applied), it is closed and
-    ///     the recording goes on, frame-exact, in `name-002.ext`, `name-003.ext`… (`RecordingSummary.files`).
+    ///   - maxFramesPerFile: split the recording: when a file reaches this many frames, or
+    ///     `maxBytesPerFile`, or what its container can describe (4 GiB for AIFF and WAV, always applied),
+    ///     it is closed and the recording goes on, frame-exact, in `name-002.ext`, `name-003.ext`…
+    ///     (`RecordingSummary.files`).
+    ///   - maxBytesPerFile: split the recording when a file would grow past this many bytes, header included.
     /// - Returns: the recorder frame position of the file's first frame (compare with
     ///   `LevelReading.endFrame` and `CapturedBuffer.startFrame`).
     ///
@@ -177,6 +181,10 @@ public final class Recorder: @unchecked Sendable {
     ///
     /// Threads: as `record(to:)`.
     /// - Parameters:
+    ///   - path: the name the takes' files are numbered after (or the one file, with `oneFile`).
+    ///   - trigger: the levels and hang time that start and end a take.
+    ///   - overwrite: replace existing files.
+    ///   - frameLimit: stop listening after this many frames.
     ///   - preRoll: seconds (0 … the recorder's `maximumPreRoll`) a take reaches back from the buffer that
     ///     started it; no further back than the end of the take before it, or this call.
     /// - Returns: the recorder frame from which the recording listens.

@@ -45,6 +45,7 @@ public struct RecorderError: Error, Sendable, Hashable, CustomStringConvertible 
         /// A channel number the stream does not have (channels count from 0).
         public static let invalidChannel = Code(.invalidChannel)
 
+        /// The code's name.
         public var description: String { "\(kind)" }
     }
 
@@ -60,27 +61,35 @@ public struct RecorderError: Error, Sendable, Hashable, CustomStringConvertible 
             /// errors libsndfile reports as text, the `errno` it saw (domain `.posix`).
             case sndfile
         }
+        /// Which library the code is from.
         public let domain: Domain
+        /// The library's own number.
         public let code: Int32
 
+        /// `code` of `domain`.
         public init(_ domain: Domain, _ code: Int32) {
             self.domain = domain
             self.code = code
         }
 
+        /// e.g. "posix error 28".
         public var description: String { "\(domain.rawValue) error \(code)" }
     }
 
+    /// What kind of failure: stable, for programs.
     public let code: Code
+    /// One line for people: what failed, with what, and what to do.
     public let message: String
     /// The errno, libpulse or libsndfile code the failure came from (nil for RecorderKit's own checks).
     public let underlyingError: UnderlyingError?
 
+    /// An error of `code` saying `message`, with the C library's code behind it if any.
     public init(_ code: Code, _ message: String, underlying: UnderlyingError? = nil) {
         self.code = code
         self.message = message
         underlyingError = underlying
     }
 
+    /// The message.
     public var description: String { message }
 }

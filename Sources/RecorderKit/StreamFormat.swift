@@ -5,7 +5,9 @@
 /// The server converts from whatever its source delivers; the default is the AudioQueue design's
 /// 44 100 Hz mono.
 public struct StreamFormat: Hashable, Sendable {
+    /// Frames per second.
     public let sampleRate: Int
+    /// Interleaved channels, 1 to `maxChannels`.
     public let channelCount: Int
 
     /// Bytes in one sample of one channel.
@@ -81,6 +83,7 @@ public struct RecorderSettings: Sendable, Hashable {
     /// Seconds of audio kept so that a take may begin before it is started (see `Recorder.init`).
     public var maximumPreRoll: Double
 
+    /// AVAudioRecorder's defaults where it has them: 44.1 kHz mono, the default source and server.
     public init(sampleRate: Int = 44_100, numberOfChannels: Int = 1, source: String? = nil,
                 server: String? = nil, maximumPreRoll: Double = 0) {
         self.sampleRate = sampleRate

@@ -7,7 +7,7 @@ import RecorderKit
 struct RecorderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recorder",
-        abstract: "Record audio from PulseAudio or PipeWire into AIFF (or WAV, CAF, FLAC), and play files, with dBFS meters.",
+        abstract: "Record audio from PulseAudio or PipeWire into AIFF, WAV, CAF, FLAC, AU, raw, W64 or RF64 (or a pipe), and play files, with dBFS meters.",
         discussion: """
             Exit status: 0 success (also a stop by Ctrl-C, SIGTERM, SIGHUP or SIGQUIT); 64 usage error; \
             66 a file to analyze or play cannot be read; 69 server, source or sink unavailable; \

@@ -131,7 +131,12 @@ public final class SoundFileWriter: @unchecked Sendable {
     /// and parecord: written through a duplicate of descriptor 1 (closed by `close()`), with no lock and
     /// no deletion check; AU is the type unless `fileType` names another. A pipe takes only the types
     /// that stream (`FileType.streams`: AU, raw, FLAC).
-    /// - Parameter fileType: the container, when the name's extension does not say it (or says another).
+    /// - Parameters:
+    ///   - path: the file to create, or "-" for standard output.
+    ///   - format: the rate and channel count of the packets `write` will be given.
+    ///   - overwrite: replace an existing file (truncated once the lock is held).
+    ///   - maxFramesPerWrite: the largest write the conversion buffer is sized for, once.
+    ///   - fileType: the container, when the name's extension does not say it (or says another).
     public init(path: String, format: StreamFormat, overwrite: Bool = false,
                 maxFramesPerWrite: Int = 4_410, fileType: FileType? = nil) throws(RecorderError) {
         let toStandardOutput = path == "-"

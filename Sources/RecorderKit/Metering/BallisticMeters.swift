@@ -15,6 +15,7 @@ public enum MeterLimits {
     public static let channelCounts = 1...1_024
     /// Channels and rates libebur128 measures (`LoudnessMeter`, the loudness kind of `StandardMeter`).
     public static let loudnessChannelCounts = 1...64
+    /// Rates the loudness meter takes (libebur128's range).
     public static let loudnessSampleRates = 16...2_822_400
     /// Peak hold, seconds.
     public static let peakHold = 0.0...3_600.0
@@ -55,15 +56,21 @@ public enum MeterLimits {
 /// until a higher sample arrives. A sample is at full scale when |s| ≥ 32 767/32 768; `clippedSamples`
 /// counts them, and `clipEvents` counts runs of at least `clipRun` consecutive full-scale samples.
 public struct PeakHoldMeter: Sendable {
+    /// Frames per second of the samples fed to `add`.
     public let sampleRate: Int
+    /// Seconds a new maximum is held before it falls.
     public let hold: Double
+    /// The fall after the hold, dB per second.
     public let decay: Double
+    /// Consecutive full-scale samples that make one clip event.
     public let clipRun: Int
     /// Held peak, linear (full scale 1.0).
     private var held: Double = 0
     private var heldFor = 0
     private var run = 0
+    /// Samples at full scale so far.
     public private(set) var clippedSamples: Int64 = 0
+    /// Runs of at least `clipRun` full-scale samples so far.
     public private(set) var clipEvents: Int64 = 0
 
     /// - Throws: `.invalidFormat` for a rate outside `MeterLimits.sampleRates`, a hold outside
@@ -80,6 +87,7 @@ public struct PeakHoldMeter: Sendable {
     /// The held peak in dBFS (−160 for silence, the floor of every dB reading in RecorderKit).
     public var peak: Double { floored(20 * log10(held)) }
 
+    /// Feeds samples (full scale ±1.0), every `stride`-th one (one channel of an interleaved stream). Allocates nothing.
     public mutating func add(_ samples: UnsafeBufferPointer<Float>, stride: Int = 1) {
         let holdSamples = Int(hold * Double(sampleRate))
         let fall = pow(10, -decay / 20 / Double(sampleRate))
@@ -111,7 +119,9 @@ public struct PeakHoldMeter: Sendable {
 /// 1.25 %, falling back the same way. `reading` is in VU: 0 VU is the steady reading of a sine at
 /// `reference` dBFS (default −18 dBFS, the EBU alignment).
 public struct VUMeter: Sendable {
+    /// Frames per second of the samples fed to `add`.
     public let sampleRate: Int
+    /// The dBFS level of a sine that reads 0 VU.
     public let reference: Double
     /// Damping ratio for 1.25 % overshoot, and the natural frequency (rad/s) that makes the first
     /// crossing of 99 % fall at 300 ms; both fixed by the standard's numbers.
@@ -150,6 +160,7 @@ public struct VUMeter: Sendable {
     /// The reading in VU (dB relative to the reference), −160 at rest.
     public var reading: Double { floored(20 * log10(max(needle, 0))) }
 
+    /// Feeds samples (full scale ±1.0), every `stride`-th one (one channel of an interleaved stream). Allocates nothing.
     public mutating func add(_ samples: UnsafeBufferPointer<Float>, stride: Int = 1) {
         let w = Self.naturalFrequency, z = Self.damping, dt = 1 / Double(sampleRate)
         var index = 0
@@ -169,6 +180,7 @@ public struct VUMeter: Sendable {
 /// (BBC/EBU): 10 ms burst, 24 dB fall in 2.8 s. `reading` is in dB relative to the steady reading of a
 /// full-scale 1 kHz sine, so a steady sine reads its peak level in dBFS.
 public struct PPMMeter: Sendable {
+    /// IEC 60268-10 type I (DIN, `ppm1`) or type II (BBC/EBU, `ppm2`).
     public enum Kind: String, Sendable, CaseIterable {
         case typeI = "ppm1", typeII = "ppm2"
 
@@ -178,7 +190,9 @@ public struct PPMMeter: Sendable {
         public var fall: Double { self == .typeI ? 20 / 1.7 : 24 / 2.8 }
     }
 
+    /// Type I or type II.
     public let kind: Kind
+    /// Frames per second of the samples fed to `add`.
     public let sampleRate: Int
     /// Per-sample charge factor, calibrated at init so the burst reads −2 dB.
     private let charge: Double
@@ -229,6 +243,7 @@ public struct PPMMeter: Sendable {
         return value
     }
 
+    /// Feeds samples (full scale ±1.0), every `stride`-th one (one channel of an interleaved stream). Allocates nothing.
     public mutating func add(_ samples: UnsafeBufferPointer<Float>, stride: Int = 1) {
         var index = 0
         while index < samples.count {

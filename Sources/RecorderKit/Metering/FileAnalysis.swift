@@ -6,10 +6,15 @@ import Synchronization
 /// What `recorder analyze` reports for one file. Per-channel arrays have one value per channel; a value
 /// that is undefined (the level of digital silence, the loudness of a silent programme) is nil.
 public struct FileAnalysis: Sendable, Hashable {
+    /// The file analysed.
     public let path: String
+    /// Frames read (what the file holds).
     public let frames: Int64
+    /// Frames per second.
     public let sampleRate: Int
+    /// Channels in the file.
     public let channelCount: Int
+    /// `frames` in seconds.
     public var duration: Double { Double(frames) / Double(sampleRate) }
     /// 20·log10(max |sample|), full scale = 1.0 (32 768 for 16-bit), as the core meters and sox.
     public let samplePeak: [Double?]
@@ -30,8 +35,11 @@ public struct FileAnalysis: Sendable, Hashable {
     public let missingFrames: Int64
     /// Programme loudness (EBU R128, libebur128), LUFS / LU.
     public let integrated: Double?
+    /// Loudness range (EBU Tech 3342), LU; nil when the programme has none.
     public let loudnessRange: Double?
+    /// The highest momentary loudness (400 ms), LUFS, sampled every 100 ms.
     public let maxMomentary: Double?
+    /// The highest short-term loudness (3 s), LUFS, sampled every 100 ms.
     public let maxShortTerm: Double?
     /// The file's markers (AIFF `MARK`, WAV `cue `, as libsndfile reads them), in the file's order.
     public let markers: [FileMarker]
@@ -107,7 +115,7 @@ public struct FileAnalysis: Sendable, Hashable {
         let totals = nonFinite.map { Double(max(frames - $0, 1)) }
         // libsndfile sizes a PCM file by what it holds (and logs what the header said); for others the
         // header's count stands and the reads come up short.
-        let announced = max(file.frameCount > 0 && file.frameCount < Int64.max ? file.frameCount : frames,
+        let announced = max(file.frameCount > 0 ? file.frameCount : frames,
                             frames + file.headerShortfall)
         return FileAnalysis(
             path: path, frames: frames, sampleRate: rate, channelCount: channels,
@@ -126,9 +134,12 @@ public struct FileAnalysis: Sendable, Hashable {
 
 /// A marker stored in a sound file: a frame (from the file's first) and its label.
 public struct FileMarker: Sendable, Hashable {
+    /// The frame it marks, from the file's first.
     public let frame: Int64
+    /// Its name as the file stores it.
     public let label: String
 
+    /// A marker at `frame` named `label`.
     public init(frame: Int64, label: String) {
         self.frame = frame
         self.label = label

@@ -8,12 +8,15 @@ import Glibc
 /// `peakPower` is the largest |sample|; `averagePower` is the RMS of the buffer's samples
 /// (plain convention: a full-scale sine reads −3.01 dBFS, as `sox … stats` reports "RMS lev dB").
 public struct LevelMeterState: Hashable, Sendable {
+    /// RMS of the samples, dBFS (−160 for silence).
     public var averagePower: Float
+    /// The largest |sample|, dBFS (−160 for silence).
     public var peakPower: Float
 
     /// The floor: what digital silence reads, as AVAudioRecorder documents.
     public static let silence: Float = -160
 
+    /// A state with these levels (dBFS).
     public init(averagePower: Float, peakPower: Float) {
         self.averagePower = averagePower
         self.peakPower = peakPower
@@ -76,9 +79,11 @@ public enum LevelMeter {
 /// A sample counts as clipped when it reaches full scale: |s| ≥ 32 767 (the positive maximum; the
 /// negative one, −32 768, also counts). Arrays are sized once; `add` allocates nothing.
 public struct LevelTotals: Sendable, Hashable {
+    /// Frames added so far.
     public private(set) var frames: Int64 = 0
     private var peaks: [Int32]
     private var sumsOfSquares: [Double]
+    /// Per channel: samples at full scale so far.
     public private(set) var clippedSamples: [Int64]
 
     /// No channels (empty totals) for a count under 1.

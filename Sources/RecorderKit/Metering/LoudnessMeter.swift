@@ -20,13 +20,17 @@ let libebur128Lock = Locked(())
 /// `maxMomentary` and `maxShortTerm` are sampled every 100 ms of audio, as ffmpeg's ebur128 filter does.
 public final class LoudnessMeter {
     private var state: UnsafeMutablePointer<ebur128_state>?
+    /// Channels of the interleaved frames fed to it.
     public let channelCount: Int
+    /// Frames per second.
     public let sampleRate: Int
     /// Frames in one 100 ms step (the momentary/short-term sampling interval).
     private let step: Int
     /// Frames fed since the last 100 ms step ended.
     private var intoStep = 0
+    /// The highest momentary loudness so far (LUFS), sampled every 100 ms; nil before any.
     public private(set) var maxMomentary: Double?
+    /// The highest short-term loudness so far (LUFS), sampled every 100 ms; nil before any.
     public private(set) var maxShortTerm: Double?
     /// Mean-square energies of the last 30 100 ms steps (zero before the first), newest at `ringIndex - 1`:
     /// the momentary and short-term windows are their last 4 and 30. Asking libebur128 for the 3 s

@@ -19,12 +19,14 @@ public enum MeterKind: String, Sendable, Hashable, CaseIterable {
 public struct MeterOptions: Sendable, Hashable {
     /// Peak hold time, seconds, and the fall after it, dB per second.
     public var peakHold: Double = 1.5
+    /// The peak meter's fall after the hold, dB per second.
     public var peakDecay: Double = 20
     /// Consecutive full-scale samples that make one clip event.
     public var clipRun: Int = 1
     /// The dBFS level of a sine that reads 0 VU.
     public var vuReference: Double = -18
 
+    /// The standards' values by default; `validate()` checks them.
     public init(peakHold: Double = 1.5, peakDecay: Double = 20, clipRun: Int = 1, vuReference: Double = -18) {
         self.peakHold = peakHold
         self.peakDecay = peakDecay
@@ -43,17 +45,23 @@ public struct MeterOptions: Sendable, Hashable {
 /// The programme loudness at one moment (EBU R128), LUFS and LU; nil while undefined (silence, or less
 /// than a window of audio).
 public struct LoudnessReading: Sendable, Hashable {
+    /// Momentary loudness (400 ms window), LUFS.
     public let momentary: Double?
+    /// Short-term loudness (3 s window), LUFS.
     public let shortTerm: Double?
+    /// Integrated (gated) loudness since the meter started, LUFS.
     public let integrated: Double?
+    /// Loudness range since the meter started, LU.
     public let loudnessRange: Double?
 }
 
 /// A standard meter's state after one buffer: what `Recorder.meterReadings(_:)` yields.
 public struct MeterReading: Sendable, Hashable {
+    /// Which meter this is.
     public let kind: MeterKind
     /// Frames captured since the recorder started, through this buffer's last frame.
     public let endFrame: Int64
+    /// Frames in this buffer.
     public let frameCount: Int
     /// Seconds of audio since the recorder started, at this buffer's end.
     public let time: Double
@@ -64,6 +72,7 @@ public struct MeterReading: Sendable, Hashable {
     public let values: [Double]
     /// `peak` only (zeros otherwise): full-scale samples so far, and clip events, per channel.
     public let clippedSamples: [Int64]
+    /// See `clippedSamples`.
     public let clipEvents: [Int64]
     /// `loudness` only.
     public let loudness: LoudnessReading?
@@ -73,8 +82,11 @@ public struct MeterReading: Sendable, Hashable {
 /// Usable on any stream (a file's blocks, another library's buffers). Not thread-safe: feed and read it
 /// from one thread at a time.
 public final class StandardMeter {
+    /// Which meter this is.
     public let kind: MeterKind
+    /// Channels of the interleaved samples fed to it.
     public let channelCount: Int
+    /// Frames per second.
     public let sampleRate: Int
     private var peaks: [PeakHoldMeter] = []
     private var vus: [VUMeter] = []
@@ -82,6 +94,8 @@ public final class StandardMeter {
     private let loudnessMeter: LoudnessMeter?
     private var scratch: [Float] = []
 
+    /// One meter of `kind` per channel.
+    /// - Throws: `.invalidFormat` naming the first value the meter cannot take (see `MeterLimits`).
     public init(kind: MeterKind, channelCount: Int, sampleRate: Int, options: MeterOptions = MeterOptions()) throws(RecorderError) {
         guard MeterLimits.channelCounts.contains(channelCount) else {
             throw RecorderError(.invalidFormat, "cannot meter \(channelCount) channels: use "
@@ -148,10 +162,13 @@ public final class StandardMeter {
         }
     }
 
+    /// `peak` only (zeros otherwise): samples at full scale so far, per channel.
     public var clippedSamples: [Int64] { kind == .peak ? peaks.map(\.clippedSamples) : zeros }
+    /// `peak` only (zeros otherwise): clip events so far, per channel.
     public var clipEvents: [Int64] { kind == .peak ? peaks.map(\.clipEvents) : zeros }
     private var zeros: [Int64] { [Int64](repeating: 0, count: channelCount) }
 
+    /// `loudness` only (nil otherwise): the programme's loudness so far.
     public var loudness: LoudnessReading? {
         loudnessMeter.map { meter in
             let integrated = meter.integrated

@@ -6,11 +6,15 @@ import Glibc
 public struct SourceInfo: Hashable, Sendable {
     /// The server's index for the source (a stream may name it by this number too).
     public let index: Int
+    /// The name streams and `--source`/`--device` use.
     public let name: String
+    /// The server's description, for people.
     public let description: String
     /// The source's own sample format as PulseAudio names it (e.g. "s16le", "float32le").
     public let sampleFormat: String
+    /// Its own rate (the server converts to the stream's).
     public let sampleRate: Int
+    /// Its own channel count.
     public let channelCount: Int
     /// True for a sink's monitor (what is being played to that sink).
     public let isMonitor: Bool
@@ -22,11 +26,15 @@ public struct SourceInfo: Hashable, Sendable {
 public struct SinkInfo: Hashable, Sendable {
     /// The server's index for the sink (a stream may name it by this number too).
     public let index: Int
+    /// The name streams and `--source`/`--device` use.
     public let name: String
+    /// The server's description, for people.
     public let description: String
     /// The sink's own sample format as PulseAudio names it (e.g. "s16le", "float32le").
     public let sampleFormat: String
+    /// Its own rate (the server converts to the stream's).
     public let sampleRate: Int
+    /// Its own channel count.
     public let channelCount: Int
     /// True for the server's default sink.
     public let isDefault: Bool
