@@ -44,7 +44,7 @@ final class FileSession: @unchecked Sendable {
         self.maxFramesPerFile = maxFramesPerFile
         self.maxBytesPerFile = maxBytesPerFile
         files = [writer.path]
-        totals = LevelTotals(channelCount: format.channelCount)
+        totals = LevelTotals(channelCount: format.channelCount, sampleFormat: format.sampleFormat)
     }
 
     /// Frames written so far, all files together.
@@ -65,7 +65,7 @@ final class FileSession: @unchecked Sendable {
                started: (String, Int) -> Void) throws(RecorderError) {
         let bytesPerFrame = format.bytesPerFrame
         var offset = 0
-        while offset < bytes.count {
+        while bytes.count - offset >= bytesPerFrame {  // whole frames (a partial one cannot be written)
             let room = Self.limit(of: writer, maxFrames: maxFramesPerFile, maxBytes: maxBytesPerFile,
                                   bytesPerFrame: bytesPerFrame) - writer.framesWritten
             if room <= 0 {
@@ -73,10 +73,10 @@ final class FileSession: @unchecked Sendable {
                 started(writer.path, offset / bytesPerFrame)
                 continue
             }
-            let count = min(Int(min(room, Int64(Int.max / 2))) * bytesPerFrame, bytes.count - offset)
+            let count = Int(min(room, Int64((bytes.count - offset) / bytesPerFrame))) * bytesPerFrame
             let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
-            try writer.write(bigEndianS16: slice)
-            totals.add(bigEndianS16: slice)
+            try writer.write(packets: slice)
+            totals.add(slice)
             offset += count
         }
     }

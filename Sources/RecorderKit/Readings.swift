@@ -30,8 +30,8 @@ public struct LevelReading: Sendable, Hashable {
 
 /// One filled capture buffer, as an AudioQueue input callback sees it.
 ///
-/// `bytes` (interleaved signed 16-bit big-endian PCM) is valid only during the handler call; copy what
-/// you keep. The buffer returns to the free set when the handler returns.
+/// `bytes` (interleaved big-endian PCM of `format.sampleFormat`: signed 16-bit by default) is valid only
+/// during the handler call; copy what you keep. The buffer returns to the free set when the handler returns.
 public struct CapturedBuffer {
     /// Position of the first frame since the recorder started (AudioTimeStamp's mSampleTime).
     public let startFrame: Int64
@@ -39,28 +39,31 @@ public struct CapturedBuffer {
     public let frameCount: Int
     /// The recorder's format.
     public let format: StreamFormat
-    /// Interleaved signed 16-bit big-endian PCM; valid only during the handler call.
+    /// Interleaved big-endian PCM of `format.sampleFormat`; valid only during the handler call.
     public let bytes: UnsafeRawBufferPointer
 
-    /// The sample of `channel` in frame `frame`, as a host-order integer; nil outside the buffer.
+    /// The sample of `channel` in frame `frame`, as a host-order integer; nil outside the buffer, and for
+    /// a format other than 16-bit (use `copyFloatSamples`).
     public func sample(frame: Int, channel: Int) -> Int16? {
-        guard (0..<frameCount).contains(frame), (0..<format.channelCount).contains(channel) else { return nil }
+        guard format.sampleFormat == .int16, (0..<frameCount).contains(frame),
+              (0..<format.channelCount).contains(channel) else { return nil }
         let offset = (frame * format.channelCount + channel) * 2
         guard offset + 1 < bytes.count else { return nil }
         return Int16(bitPattern: UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1]))
     }
 
-    /// Writes channel `channel`'s samples as floats, full scale ±1.0 (sample / 32 768), into
+    /// Writes channel `channel`'s samples as floats, full scale ±1.0 (sample / 32 768 for 16 bits; a
+    /// float format's NaN and infinities read 0), into
     /// `destination`, without allocating; returns how many (at most the buffer's frames, at most the
     /// destination's count; 0 for a channel the buffer lacks).
     @discardableResult
     public func copyFloatSamples(channel: Int, into destination: UnsafeMutableBufferPointer<Float>) -> Int {
         guard (0..<format.channelCount).contains(channel) else { return 0 }
         let channels = format.channelCount
-        let count = min(frameCount, destination.count, bytes.count / (2 * channels))
+        let sampleFormat = format.sampleFormat
+        let count = min(frameCount, destination.count, bytes.count / (sampleFormat.bytesPerSample * channels))
         for frame in 0..<count {
-            let offset = (frame * channels + channel) * 2
-            destination[frame] = Float(Int16(bitPattern: UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1]))) / 32_768
+            destination[frame] = Float(sampleFormat.value(bytes, frame * channels + channel))
         }
         return count
     }

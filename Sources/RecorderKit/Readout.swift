@@ -34,10 +34,10 @@
         try meters.makeStream(kind: kind, format: format, options: options)
     }
 
-    /// Measures a buffer (interleaved signed 16-bit big-endian) into `scratch`, one state per channel,
+    /// Measures a buffer (interleaved, big-endian, of `format`) into `scratch`, one state per channel,
     /// and makes it the latest. The delivery thread, before the buffer is written.
     public func measure(_ bytes: UnsafeRawBufferPointer, into scratch: inout [LevelMeterState]) {
-        scratch.withUnsafeMutableBufferPointer { LevelMeter.measure(bigEndianS16: bytes, into: $0) }
+        scratch.withUnsafeMutableBufferPointer { LevelMeter.measure(bytes, sampleFormat: format.sampleFormat, into: $0) }
         currentLevels.withLock { levels in
             for channel in levels.indices where channel < scratch.count { levels[channel] = scratch[channel] }
         }
@@ -50,7 +50,8 @@
         let time = Double(endFrame) / Double(format.sampleRate)
         levels.yield(LevelReading(endFrame: endFrame, frameCount: frameCount, sampleRate: format.sampleRate,
                                   channels: measured, recordingPosition: recordingPosition))
-        meters.deliver(bytes, endFrame: endFrame, frameCount: frameCount, time: time, levels: measured)
+        meters.deliver(bytes, sampleFormat: format.sampleFormat, endFrame: endFrame, frameCount: frameCount, time: time,
+                       levels: measured)
     }
 
     /// Ends every stream.

@@ -433,7 +433,8 @@ public final class Recorder: @unchecked Sendable {
     /// called (the container follows the extension, as for `record(to:)`). Capture and metering start
     /// now, as for `init(format:source:server:…)`.
     public convenience init(path: String, settings: RecorderSettings = RecorderSettings()) throws(RecorderError) {
-        let format = try StreamFormat(sampleRate: settings.sampleRate, channelCount: settings.numberOfChannels)
+        let format = try StreamFormat(sampleRate: settings.sampleRate, channelCount: settings.numberOfChannels,
+                                      sampleFormat: settings.sampleFormat)
         try self.init(format: format, source: settings.source, server: settings.server,
                       maximumPreRoll: settings.maximumPreRoll)
         avState.withLock { $0.path = path }

@@ -112,6 +112,11 @@ struct CaptureOptions: ParsableArguments {
     @Option(name: [.long, .customShort("c")], help: "Channel count, 1 to 32.")
     var channels = 1
 
+    @Option(name: [.customLong("format"), .customShort("f")], help: ArgumentHelp(
+        "Sample format the server delivers and the file holds: s16, s24, s32 or float (parecord's s24le, arecord's S24_3LE… name the same depths; the container sets the byte order).",
+        valueName: "format"))
+    var sampleFormat: SampleFormat = .int16
+
     @Flag(help: "If the server or source goes away, wait for it (see --reconnect-timeout) and go on in the same file, writing the gap as silence.")
     var reconnect = false
 
@@ -141,7 +146,7 @@ struct CaptureOptions: ParsableArguments {
             throw ValidationError("invalid reconnect timeout \(reconnectTimeout): use a finite number of seconds, 0 or more")
         }
         do {
-            _ = try StreamFormat(sampleRate: rate, channelCount: channels)
+            _ = try StreamFormat(sampleRate: rate, channelCount: channels, sampleFormat: sampleFormat)
         } catch {
             throw ValidationError(error.message)
         }
@@ -164,7 +169,7 @@ struct CaptureOptions: ParsableArguments {
             }
         }
         do {
-            return try Recorder(format: try StreamFormat(sampleRate: rate, channelCount: channels),
+            return try Recorder(format: try StreamFormat(sampleRate: rate, channelCount: channels, sampleFormat: sampleFormat),
                                 source: source, server: server,
                                 maxQueueDuration: queueLimit,
                                 reconnectTimeout: reconnect ? reconnectTimeout : nil,
@@ -310,4 +315,26 @@ struct Sinks: ParsableCommand {
 private func padded(_ index: Int) -> String {
     let text = String(index)
     return String(repeating: " ", count: max(0, 3 - text.count)) + text
+}
+
+/// `-f s16|s24|s32|float`, and the spellings parecord (`s24le`, `float32le`) and arecord (`S24_3LE`,
+/// `FLOAT_LE`) users type for the same depths, in any case: the container sets the byte order.
+extension SampleFormat: ExpressibleByArgument {
+    public init?(argument: String) {
+        var name = argument.lowercased().filter { $0 != "_" }
+        for suffix in ["le", "be", "ne"] where name.hasSuffix(suffix) && name.count > 3 {
+            name.removeLast(2)
+        }
+        switch name {
+        case "s16", "16": self = .int16
+        case "s24", "s243", "24": self = .int24
+        case "s32", "32": self = .int32
+        case "float", "float32", "f32": self = .float32
+        default: return nil
+        }
+    }
+
+    public static var allValueStrings: [String] { allCases.map(\.rawValue) }
+
+    public var defaultValueDescription: String { rawValue }
 }

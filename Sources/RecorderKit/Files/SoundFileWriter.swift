@@ -1,9 +1,10 @@
-// Writes captured S16BE packets into a sound file through libsndfile, keeping its header valid.
+// Writes captured big-endian packets into a sound file through libsndfile, keeping its header valid.
 import CSndFile
 import Glibc
 
 /// The containers RecorderKit writes, chosen by the file name's extension or named (`record(to:fileType:)`,
-/// the command's `-t`). All hold signed 16-bit PCM.
+/// the command's `-t`). Each holds the recorder's `SampleFormat` (16-bit by default; FLAC takes 16 and
+/// 24 bits only).
 public enum FileType: String, Sendable, CaseIterable {
     /// Classic AIFF (`FORM…AIFF`), big-endian: the captured bytes are written as they are.
     case aiff
@@ -65,6 +66,18 @@ public enum FileType: String, Sendable, CaseIterable {
         return path[..<dot] + "-" + digits + path[dot...]
     }
 
+    /// libsndfile's format for this container holding `sample`: PCM_16, PCM_24, PCM_32 or FLOAT.
+    func sndfileFormat(_ sample: SampleFormat) -> Int32 {
+        let subtype: Int32
+        switch sample {
+        case .int16: subtype = Int32(SF_FORMAT_PCM_16)
+        case .int24: subtype = Int32(SF_FORMAT_PCM_24)
+        case .int32: subtype = Int32(SF_FORMAT_PCM_32)
+        case .float32: subtype = Int32(SF_FORMAT_FLOAT)
+        }
+        return sndfileFormat & ~Int32(SF_FORMAT_SUBMASK) | subtype
+    }
+
     var sndfileFormat: Int32 {
         let container: Int32
         switch self {
@@ -96,10 +109,16 @@ public final class SoundFileWriter: @unchecked Sendable {
     private let channelCount: Int
     private var file: OpaquePointer?
     private let descriptor: Int32
-    /// True when the file stores big-endian 16-bit samples, so captured bytes go in unchanged.
+    /// True when the file stores the samples as captured (big-endian, same format), so captured bytes
+    /// go in unchanged.
     private let writesRawBigEndian: Bool
-    /// Host-order samples for containers that are not big-endian PCM; sized once.
-    private var scratch: [Int16]
+    /// The samples `write(packets:)` takes.
+    public let sampleFormat: SampleFormat
+    /// Host-order samples for containers that are not big-endian PCM: 16-bit, 24/32-bit (as libsndfile's
+    /// ints, the sample in the top bits) or float; only the one the format needs, sized once.
+    private var shortScratch: [Int16] = []
+    private var intScratch: [Int32] = []
+    private var floatScratch: [Float] = []
     /// Frames written so far.
     public private(set) var framesWritten: Int64 = 0
     /// The largest write the conversion buffer was sized for (more is written in pieces).
@@ -149,12 +168,13 @@ public final class SoundFileWriter: @unchecked Sendable {
         self.channelCount = format.channelCount
         self.maxFramesPerWrite = maxFramesPerWrite
         var info = SF_INFO(frames: 0, samplerate: Int32(format.sampleRate), channels: Int32(format.channelCount),
-                           format: type.sndfileFormat, sections: 0, seekable: 0)
+                           format: type.sndfileFormat(format.sampleFormat), sections: 0, seekable: 0)
         guard sf_format_check(&info) != 0 else {
             throw RecorderError(.invalidFormat,
-                "\(type.rawValue.uppercased()) cannot hold \(format.channelCount) channels at \(format.sampleRate) Hz: "
-                + "choose another container (.wav, .caf) or format")
+                "\(type.rawValue.uppercased()) cannot hold \(format.sampleFormat.rawValue) samples in \(format.channelCount) "
+                + "channels at \(format.sampleRate) Hz: choose another container (.wav, .caf) or format")
         }
+        sampleFormat = format.sampleFormat
         let fd: Int32
         if toStandardOutput {
             fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)
@@ -205,9 +225,17 @@ public final class SoundFileWriter: @unchecked Sendable {
         let needsSwap = sf_command(file, Int32(SFC_RAW_DATA_NEEDS_ENDSWAP), nil, 0) != 0
         let hostIsLittleEndian = 1.littleEndian == 1
         writesRawBigEndian = type != .flac && needsSwap == hostIsLittleEndian
-        scratch = writesRawBigEndian ? [] : [Int16](repeating: 0, count: maxFramesPerWrite * format.channelCount)
+        if !writesRawBigEndian {
+            let count = maxFramesPerWrite * format.channelCount
+            switch format.sampleFormat {
+            case .int16: shortScratch = [Int16](repeating: 0, count: count)
+            case .int24, .int32: intScratch = [Int32](repeating: 0, count: count)
+            case .float32: floatScratch = [Float](repeating: 0, count: count)
+            }
+        }
         // A pipe's header is written once, as libsndfile streams it; a header refresh would seek.
-        refreshesHeader = info.seekable != 0
+        // (libsndfile's `info.seekable` is not set for writing: ask the descriptor. A pipe cannot seek.)
+        refreshesHeader = lseek(fd, 0, SEEK_CUR) >= 0
         if refreshesHeader { sf_command(file, Int32(SFC_UPDATE_HEADER_NOW), nil, 0) }
         var status = stat()
         headerBytes = fstat(fd, &status) == 0 ? Int(status.st_size) : 0
@@ -242,11 +270,23 @@ public final class SoundFileWriter: @unchecked Sendable {
                              underlying: .init(.posix, code))
     }
 
-    /// Appends whole frames of interleaved S16BE samples (packets), then refreshes the header so the
-    /// file on disk is valid at every buffer.
+    /// Appends whole frames of interleaved S16BE samples (packets) to a 16-bit file; see `write(packets:)`.
+    /// - Throws: `.invalidFormat` for a writer of another sample format.
     public func write(bigEndianS16 bytes: UnsafeRawBufferPointer) throws(RecorderError) {
+        guard sampleFormat == .int16 else {
+            throw RecorderError(.invalidFormat,
+                "'\(path)' holds \(sampleFormat.rawValue) samples: write them with write(packets:), not as 16-bit")
+        }
+        try write(packets: bytes)
+    }
+
+    /// Appends whole frames of interleaved big-endian samples of the writer's `sampleFormat` (packets, as
+    /// a `Recorder` of that format captures them), then refreshes the header so the file on disk is valid
+    /// at every buffer.
+    public func write(packets bytes: UnsafeRawBufferPointer) throws(RecorderError) {
         guard let file, !bytes.isEmpty else { return }
-        let frames = bytes.count / (channelCount * 2)
+        let bytesPerFrame = channelCount * sampleFormat.bytesPerSample
+        let frames = bytes.count / bytesPerFrame
         guard Int64(frames) <= frameCapacity - framesWritten else {
             throw RecorderError(.writeFailed,
                 "'\(path)' is full at \(framesWritten) frames: a \(fileType.rawValue.uppercased()) file cannot "
@@ -255,28 +295,54 @@ public final class SoundFileWriter: @unchecked Sendable {
         if writesRawBigEndian {
             let written = sf_write_raw(file, bytes.baseAddress, sf_count_t(bytes.count))
             guard written == sf_count_t(bytes.count) else {
-                framesWritten += Int64(max(0, written)) / Int64(channelCount * 2)  // what reached the disk
+                framesWritten += Int64(max(0, written)) / Int64(bytesPerFrame)  // what reached the disk
                 throw writeError()
             }
         } else {
             var remaining = frames
             var offset = 0
+            let capacity = max(shortScratch.count, intScratch.count, floatScratch.count) / channelCount
+            let format = sampleFormat
             while remaining > 0 {
-                let chunk = min(remaining, scratch.count / channelCount)
+                let chunk = min(remaining, capacity)
                 let samples = chunk * channelCount
-                let written = scratch.withUnsafeMutableBufferPointer { out -> sf_count_t in
-                    for index in 0..<samples {
-                        let byte = offset + index * 2
-                        out[index] = Int16(bitPattern: UInt16(bytes[byte]) << 8 | UInt16(bytes[byte + 1]))
+                let piece = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + chunk * bytesPerFrame)])
+                let written: sf_count_t
+                switch format {
+                case .int16:
+                    written = shortScratch.withUnsafeMutableBufferPointer { out -> sf_count_t in
+                        for index in 0..<samples {
+                            out[index] = Int16(bitPattern: UInt16(piece[2 * index]) << 8 | UInt16(piece[2 * index + 1]))
+                        }
+                        return sf_writef_short(file, out.baseAddress, sf_count_t(chunk))
                     }
-                    return sf_writef_short(file, out.baseAddress, sf_count_t(chunk))
+                case .int24, .int32:
+                    written = intScratch.withUnsafeMutableBufferPointer { out -> sf_count_t in
+                        // libsndfile's ints carry the sample in their top bits: 24-bit ones shifted up by 8.
+                        let width = format.bytesPerSample
+                        for index in 0..<samples {
+                            var raw: UInt32 = 0
+                            for byte in 0..<width { raw = raw << 8 | UInt32(piece[width * index + byte]) }
+                            out[index] = Int32(bitPattern: raw << (32 - 8 * UInt32(width)))
+                        }
+                        return sf_writef_int(file, out.baseAddress, sf_count_t(chunk))
+                    }
+                case .float32:
+                    written = floatScratch.withUnsafeMutableBufferPointer { out -> sf_count_t in
+                        for index in 0..<samples {
+                            let raw = UInt32(piece[4 * index]) << 24 | UInt32(piece[4 * index + 1]) << 16
+                                | UInt32(piece[4 * index + 2]) << 8 | UInt32(piece[4 * index + 3])
+                            out[index] = Float(bitPattern: raw)
+                        }
+                        return sf_writef_float(file, out.baseAddress, sf_count_t(chunk))
+                    }
                 }
                 guard written == sf_count_t(chunk) else {
                     framesWritten += Int64(frames - remaining) + Int64(max(0, written))
                     throw writeError()
                 }
                 remaining -= chunk
-                offset += samples * 2
+                offset += chunk * bytesPerFrame
             }
         }
         framesWritten += Int64(frames)

@@ -1,4 +1,4 @@
-// Per-buffer sample peak and RMS of S16BE PCM, in dBFS: the AudioQueue level-meter reading.
+// Per-buffer sample peak and RMS of big-endian PCM (16-bit by default), in dBFS: the AudioQueue level-meter reading.
 import Glibc
 
 /// One channel's level for one completed buffer: the shape of `AudioQueueLevelMeterState`.
@@ -60,6 +60,30 @@ public enum LevelMeter {
         }
     }
 
+    /// Measures interleaved big-endian samples of `sampleFormat` (what a `Recorder` of that format
+    /// captures) into `states`, as `measure(bigEndianS16:into:)` does for 16-bit ones: full scale is the
+    /// format's (±1.0 for floats, which may read above 0 dBFS; NaN and infinities read 0). Allocates nothing.
+    public static func measure(_ bytes: UnsafeRawBufferPointer, sampleFormat: SampleFormat,
+                               into states: UnsafeMutableBufferPointer<LevelMeterState>) {
+        guard sampleFormat != .int16 else { return measure(bigEndianS16: bytes, into: states) }
+        let channels = states.count
+        guard channels > 0 else { return }
+        let frames = bytes.count / (channels * sampleFormat.bytesPerSample)
+        for channel in 0..<channels {
+            var peak = 0.0
+            var sumOfSquares = 0.0
+            var index = channel
+            for _ in 0..<frames {
+                let value = sampleFormat.value(bytes, index)
+                peak = max(peak, abs(value))
+                sumOfSquares += value * value
+                index += channels
+            }
+            let rms = frames > 0 ? (sumOfSquares / Double(frames)).squareRoot() : 0
+            states[channel] = LevelMeterState(averagePower: decibels(rms), peakPower: decibels(peak))
+        }
+    }
+
     /// Convenience for tests and offline use: one state per channel of the given bytes (none for a
     /// channel count under 1).
     public static func measure(bigEndianS16 bytes: [UInt8], channelCount: Int) -> [LevelMeterState] {
@@ -76,41 +100,56 @@ public enum LevelMeter {
 
 /// Running per-channel totals over many buffers: sample peak, RMS and clipped samples of a whole take.
 ///
-/// A sample counts as clipped when it reaches full scale: |s| ≥ 32 767 (the positive maximum; the
-/// negative one, −32 768, also counts). Arrays are sized once; `add` allocates nothing.
+/// A sample counts as clipped when it reaches full scale: the largest positive integer of its format
+/// (|s| ≥ 32 767 for 16 bits; the negative maximum, −32 768, also counts), or ±1.0 for floats. Values
+/// are kept as fractions of full scale (for 16 bits, exactly the integers scaled by 2⁻¹⁵). Arrays are
+/// sized once; `add` allocates nothing.
 public struct LevelTotals: Sendable, Hashable {
     /// Frames added so far.
     public private(set) var frames: Int64 = 0
-    private var peaks: [Int32]
+    /// The format `add(_:)` reads.
+    public let sampleFormat: SampleFormat
+    private var peaks: [Double]
     private var sumsOfSquares: [Double]
     /// Per channel: samples at full scale so far.
     public private(set) var clippedSamples: [Int64]
 
     /// No channels (empty totals) for a count under 1.
-    public init(channelCount: Int) {
+    public init(channelCount: Int, sampleFormat: SampleFormat = .int16) {
         let count = max(0, channelCount)
-        peaks = [Int32](repeating: 0, count: count)
+        self.sampleFormat = sampleFormat
+        peaks = [Double](repeating: 0, count: count)
         sumsOfSquares = [Double](repeating: 0, count: count)
         clippedSamples = [Int64](repeating: 0, count: count)
     }
 
-    /// Adds interleaved signed 16-bit big-endian frames.
+    /// Adds interleaved signed 16-bit big-endian frames (for totals of the default 16-bit format).
     public mutating func add(bigEndianS16 bytes: UnsafeRawBufferPointer) {
+        add(bytes, as: .int16)
+    }
+
+    /// Adds interleaved big-endian frames of `sampleFormat`.
+    public mutating func add(_ bytes: UnsafeRawBufferPointer) {
+        add(bytes, as: sampleFormat)
+    }
+
+    private mutating func add(_ bytes: UnsafeRawBufferPointer, as format: SampleFormat) {
         let channels = peaks.count
         guard channels > 0 else { return }
-        let frameCount = bytes.count / (channels * 2)
+        let frameCount = bytes.count / (channels * format.bytesPerSample)
+        let clipLevel = format.clipLevel
         for channel in 0..<channels {
             var peak = peaks[channel]
             var sum = 0.0
             var clipped: Int64 = 0
-            var index = channel * 2
+            var index = channel
             for _ in 0..<frameCount {
-                let sample = Int32(Int16(bitPattern: UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1])))
-                let magnitude = sample < 0 ? -sample : sample
+                let value = format.value(bytes, index)
+                let magnitude = abs(value)
                 if magnitude > peak { peak = magnitude }
-                if magnitude >= 32_767 { clipped += 1 }
-                sum += Double(sample * sample)
-                index += channels * 2
+                if magnitude >= clipLevel { clipped += 1 }
+                sum += value * value
+                index += channels
             }
             peaks[channel] = peak
             sumsOfSquares[channel] += sum
@@ -123,8 +162,7 @@ public struct LevelTotals: Sendable, Hashable {
     public var levels: [LevelMeterState] {
         peaks.indices.map { channel in
             let rms = frames > 0 ? (sumsOfSquares[channel] / Double(frames)).squareRoot() : 0
-            return LevelMeterState(averagePower: LevelMeter.decibels(rms / LevelMeter.fullScale),
-                                   peakPower: LevelMeter.decibels(Double(peaks[channel]) / LevelMeter.fullScale))
+            return LevelMeterState(averagePower: LevelMeter.decibels(rms), peakPower: LevelMeter.decibels(peaks[channel]))
         }
     }
 }

@@ -142,7 +142,16 @@ public final class StandardMeter {
         }
     }
 
-    /// Adds interleaved signed 16-bit big-endian samples (what a `Recorder` captures).
+    /// Adds interleaved big-endian samples of `sampleFormat` (what a `Recorder` of that format captures).
+    public func add(_ bytes: UnsafeRawBufferPointer, sampleFormat: SampleFormat) {
+        guard sampleFormat != .int16 else { return add(bigEndianS16: bytes) }
+        let count = bytes.count / sampleFormat.bytesPerSample
+        if scratch.count < count { scratch = [Float](repeating: 0, count: count) }
+        let decoded = scratch.withUnsafeMutableBufferPointer { sampleFormat.decode(bytes, into: $0) }
+        scratch.withUnsafeBufferPointer { add(interleaved: UnsafeBufferPointer(rebasing: $0[0..<decoded])) }
+    }
+
+    /// Adds interleaved signed 16-bit big-endian samples (what a `Recorder` captures by default).
     public func add(bigEndianS16 bytes: UnsafeRawBufferPointer) {
         if let loudnessMeter {
             loudnessMeter.add(bigEndianS16: bytes)
@@ -220,11 +229,11 @@ final class MeterFeeds: Sendable {
     }
 
     /// Feeds one buffer to every meter and yields each one's reading. Delivery thread only.
-    func deliver(_ bytes: UnsafeRawBufferPointer, endFrame: Int64, frameCount: Int, time: Double,
-                 levels: [LevelMeterState]) {
+    func deliver(_ bytes: UnsafeRawBufferPointer, sampleFormat: SampleFormat = .int16, endFrame: Int64, frameCount: Int,
+                 time: Double, levels: [LevelMeterState]) {
         for feed in feeds.entries {
             let meter = feed.meter
-            meter.add(bigEndianS16: bytes)
+            meter.add(bytes, sampleFormat: sampleFormat)
             feed.continuation.yield(MeterReading(
                 kind: meter.kind, endFrame: endFrame, frameCount: frameCount, time: time, levels: levels,
                 values: meter.values, clippedSamples: meter.clippedSamples, clipEvents: meter.clipEvents,

@@ -161,7 +161,7 @@ final class PulseConnection: @unchecked Sendable {
     /// mainloop until the owner installs its own. Call with the lock held (it stays held).
     /// - Throws: `.invalidFormat` with the server's reason.
     func newStream(_ format: StreamFormat) throws(RecorderError) -> OpaquePointer {
-        var spec = pa_sample_spec(format: PA_SAMPLE_S16BE, rate: UInt32(format.sampleRate),
+        var spec = pa_sample_spec(format: format.sampleFormat.pulseFormat, rate: UInt32(format.sampleRate),
                                   channels: UInt8(format.channelCount))
         var map = Self.channelMap(format.channelCount)
         guard pa_sample_spec_valid(&spec) != 0, let stream = pa_stream_new(context, "recorder", &spec, &map) else {

@@ -1,0 +1,124 @@
+// Issue 14, point 1: every sample format in every container libsndfile writes, recorded from a played
+// noise and read back.
+import CSndFile
+import Foundation
+import RecorderKit
+import Testing
+import TestSupport
+
+/// The samples of `path` as fractions of full scale (libsndfile's normalised doubles: a 16-bit sample
+/// over 32 768, a 24-bit one over 8 388 608…), with its format word; a raw file is decoded here
+/// (`sampleFormat` little-endian, no header).
+private func readNormalised(_ path: String, raw sampleFormat: SampleFormat?) throws -> (values: [Double], format: Int32) {
+    if let sampleFormat {
+        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let width = sampleFormat.bytesPerSample
+        let values = stride(from: 0, to: data.count - width + 1, by: width).map { start -> Double in
+            var raw: UInt32 = 0
+            for byte in (0..<width).reversed() { raw = raw << 8 | UInt32(data[start + byte]) }
+            switch sampleFormat {
+            case .int16: return Double(Int16(bitPattern: UInt16(raw))) / 32_768
+            case .int24: return Double(Int32(bitPattern: raw << 8) >> 8) / 8_388_608
+            case .int32: return Double(Int32(bitPattern: raw)) / 2_147_483_648
+            case .float32: return Double(Float(bitPattern: raw))
+            }
+        }
+        return (values, Int32(SF_FORMAT_RAW))
+    }
+    var info = SF_INFO()
+    guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+        throw TestFailure("libsndfile cannot open \(path): \(String(cString: sf_strerror(nil)))")
+    }
+    defer { sf_close(file) }
+    var values = [Double](repeating: 0, count: Int(info.frames) * Int(info.channels))
+    let read = values.withUnsafeMutableBufferPointer { sf_readf_double(file, $0.baseAddress, info.frames) }
+    return (Array(values.prefix(Int(read) * Int(info.channels))), info.format)
+}
+
+/// Where `heard` (fractions of full scale) is a stretch of `noise` (16-bit samples) to within
+/// `tolerance` 16-bit steps: the index in the noise of the heard audio's first sample, or nil.
+private func place(_ heard: [Double], in noise: [Int16], tolerance: Double) -> Int? {
+    // Past the first buffer, which may begin with silence before the noise.
+    let probe = 8_820
+    guard heard.count > probe + 64 else { return nil }
+    func matches(_ start: Int, _ count: Int) -> Bool {
+        (0..<count).allSatisfy { abs(heard[probe + $0] * 32_768 - Double(noise[start + $0])) <= tolerance }
+    }
+    guard let found = (0..<(noise.count - heard.count)).first(where: { matches($0, 64) }) else { return nil }
+    return found - probe
+}
+
+@Suite(.timeLimit(.minutes(2)))
+struct FormatTests {
+    /// Four recorders at once, one per sample format, each recording 0.5 s of a playing 16-bit noise
+    /// into every container in turn: each file holds a stretch of the noise, sample for sample for the
+    /// integer formats (the server's widening is exact), within one 16-bit step for float (the server's
+    /// scaling); libsndfile reads back the container and sample type asked for; FLAC refuses 32-bit and
+    /// float in one line.
+    @Test func everySampleFormatInEveryContainerHoldsThePlayedNoise() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let noise = noiseSamples(count: 44_100 * 30, seed: 1_414)
+            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+            let formats = SampleFormat.allCases
+            let recorders = try formats.map {
+                try Recorder(format: try StreamFormat(sampleRate: 44_100, channelCount: 1, sampleFormat: $0),
+                             source: PrivateServer.monoSink + ".monitor", server: server.address)
+            }
+            defer { recorders.forEach { $0.stop() } }
+            let player = Task { try await server.play(directory + "/noise.wav") }
+            defer { player.cancel() }
+            // The noise has reached the monitor: from here on every take is inside it.
+            for await reading in recorders[0].levelReadings() where reading.channels[0].peakPower > -1 { break }
+            let subtypes: [SampleFormat: Int32] = [.int16: Int32(SF_FORMAT_PCM_16), .int24: Int32(SF_FORMAT_PCM_24),
+                                                   .int32: Int32(SF_FORMAT_PCM_32), .float32: Int32(SF_FORMAT_FLOAT)]
+            let containers: [FileType: Int32] = [.aiff: Int32(SF_FORMAT_AIFF), .wav: Int32(SF_FORMAT_WAV),
+                                                 .caf: Int32(SF_FORMAT_CAF), .flac: Int32(SF_FORMAT_FLAC),
+                                                 .au: Int32(SF_FORMAT_AU), .w64: Int32(SF_FORMAT_W64),
+                                                 .rf64: Int32(SF_FORMAT_RF64), .raw: Int32(SF_FORMAT_RAW)]
+            var levels: [SampleFormat: [Float]] = [:]
+            for type in FileType.allCases {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (sampleFormat, recorder) in zip(formats, recorders) {
+                        let path = directory + "/take-\(sampleFormat.rawValue)." + type.rawValue
+                        if type == .flac && (sampleFormat == .int32 || sampleFormat == .float32) {
+                            #expect(throws: RecorderError.self) { try recorder.record(to: path, frameLimit: 22_050) }
+                            do throws(RecorderError) { try recorder.record(to: path, frameLimit: 22_050) } catch {
+                                #expect(error.code == .invalidFormat)
+                                #expect(error.message == "FLAC cannot hold \(sampleFormat.rawValue) samples in 1 channels at 44100 Hz: "
+                                        + "choose another container (.wav, .caf) or format")
+                            }
+                            #expect(!FileManager.default.fileExists(atPath: path))
+                            continue
+                        }
+                        try recorder.record(to: path, frameLimit: 22_050)
+                        group.addTask {
+                            let summary = try #require(try await recorder.waitForRecording())
+                            #expect(summary.frameCount == 22_050 && summary.droppedFrames == 0)
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                for (sampleFormat, recorder) in zip(formats, recorders) {
+                    let path = directory + "/take-\(sampleFormat.rawValue)." + type.rawValue
+                    guard FileManager.default.fileExists(atPath: path) else { continue }
+                    let (values, format) = try readNormalised(path, raw: type == .raw ? sampleFormat : nil)
+                    #expect(values.count == 22_050, "\(path)")
+                    if type != .raw {
+                        #expect(format & Int32(SF_FORMAT_TYPEMASK) == containers[type], "\(path)")
+                        #expect(format & Int32(SF_FORMAT_SUBMASK) == subtypes[sampleFormat], "\(path)")
+                    }
+                    let tolerance: Double = sampleFormat == .float32 ? 1 : 0
+                    let start = try #require(place(values, in: noise, tolerance: tolerance), "\(path) does not hold the noise")
+                    let off = values.indices.filter { abs(values[$0] * 32_768 - Double(noise[start + $0])) > tolerance }
+                    // The first buffer may begin before the noise reached the monitor; all the rest is the noise.
+                    #expect(off.allSatisfy { $0 < 4_410 }, "\(path): \(off.count) samples differ, the first at \(off.first ?? -1)")
+                    if type == .aiff { levels[sampleFormat] = recorder.lastRecording?.levels.map(\.peakPower) }
+                }
+            }
+            // One noise, one level: the meters read every format alike.
+            let peaks = formats.compactMap { levels[$0]?.first }
+            #expect(peaks.count == 4 && peaks.allSatisfy { abs($0 - peaks[0]) < 0.01 }, "\(peaks)")
+        }
+    }
+}
