@@ -1,4 +1,5 @@
 // Faults a recording must survive (issue 4, first part): SIGKILL, the server dying, nothing to record.
+import CSndFile
 import Foundation
 import Testing
 import TestSupport
@@ -31,6 +32,47 @@ struct FaultTests {
             #expect(Int64(file.frames) >= frames - 13_230, "\(file.frames) frames on disk, \(frames) reported")
             let soxi = try runProcess("soxi", ["-s", path])
             #expect(Int(soxi.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) == file.frames)
+        }
+    }
+
+    /// What each container keeps when the recorder is killed without warning. PCM containers refresh
+    /// their header with every buffer, so everything but the buffers in flight (at most 0.3 s) is there
+    /// and described; raw has no header to refresh; FLAC states its length only when it is closed, so a
+    /// killed FLAC tells libsndfile no length, and decodes up to its last whole encoded block.
+    @Test(arguments: ["wav", "caf", "au", "w64", "rf64", "raw", "flac"])
+    func afterSIGKILLEachContainerKeepsWhatItPromises(type: String) async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/killed." + type
+            let (process, frames) = try await recording(to: path, on: server, through: 88_200)
+            process.send(SIGKILL)
+            #expect(await process.wait().status == 9)
+            let kept: Int64
+            switch type {
+            case "raw":
+                let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+                #expect(size % 2 == 0)
+                kept = Int64(size / 2)
+            case "flac":
+                var info = SF_INFO()
+                let file = try #require(sf_open(path, Int32(SFM_READ), &info), "libsndfile cannot open the killed FLAC")
+                defer { sf_close(file) }
+                #expect(info.frames == sf_count_t.max, "a killed FLAC states no length")
+                var block = [Int16](repeating: 0, count: 4_096)
+                var decoded: Int64 = 0
+                while true {
+                    let read = block.withUnsafeMutableBufferPointer { sf_readf_short(file, $0.baseAddress, 4_096) }
+                    guard read > 0 else { break }
+                    decoded += Int64(read)
+                }
+                kept = decoded
+                // libFLAC writes whole blocks of 4096 frames: at most one more is lost.
+                #expect(kept >= frames - 13_230 - 4_096, "\(kept) frames decoded, \(frames) reported")
+            default:
+                let file = try readSoundFile(path)
+                kept = Int64(file.frames)
+                #expect(kept >= frames - 13_230, "\(kept) frames described, \(frames) reported")
+            }
+            #expect(kept > 0 && kept <= frames + 13_230, "\(kept) frames kept, \(frames) reported")
         }
     }
 
