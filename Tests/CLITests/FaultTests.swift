@@ -39,7 +39,8 @@ struct FaultTests {
     /// their header with every buffer, so everything but the buffers in flight (at most 0.3 s) is there
     /// and described; raw has no header to refresh; FLAC states its length only when it is closed, so a
     /// killed FLAC tells libsndfile no length, and decodes up to its last whole encoded block.
-    @Test(arguments: ["wav", "caf", "au", "w64", "rf64", "raw", "flac"])
+    // One at a time: seven recordings at once beside the rest of the stage starved other tests' players.
+    @Test(.serialized, arguments: ["wav", "caf", "au", "w64", "rf64", "raw", "flac"])
     func afterSIGKILLEachContainerKeepsWhatItPromises(type: String) async throws {
         try await withPrivateServer { server in
             let path = try temporaryDirectory() + "/killed." + type
@@ -72,7 +73,8 @@ struct FaultTests {
                 kept = Int64(file.frames)
                 #expect(kept >= frames - 13_230, "\(kept) frames described, \(frames) reported")
             }
-            #expect(kept > 0 && kept <= frames + 13_230, "\(kept) frames kept, \(frames) reported")
+            // (No upper bound: the recorder goes on writing between the JSON line read here and the kill.)
+            #expect(kept > 0)
         }
     }
 

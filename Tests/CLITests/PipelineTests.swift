@@ -20,7 +20,7 @@ private func waitForALine(in path: String) async throws {
 struct PipelineTests {
     /// The same played noise through each streaming type and a reader that decodes it: the reader's file
     /// holds the noise sample for sample, and nothing but audio reached the pipe.
-    @Test(arguments: [
+    @Test(.serialized, arguments: [
         ("au", "sox -t au - OUT"),
         ("raw", "sox -t raw -r 44100 -e signed-integer -b 16 -c 1 -L - OUT"),
         ("flac", "ffmpeg -nostdin -loglevel error -y -f flac -i - -c:a pcm_s16le OUT"),
@@ -156,7 +156,7 @@ struct PlayFromStandardInputTests {
 struct SampleFormatOptionTests {
     /// `-f`/`--format` takes our names and parecord's and arecord's spellings of the same depths; the
     /// file holds that depth, and the summary reads the sine as the 16-bit take does.
-    @Test(arguments: [("s24", SF_FORMAT_PCM_24), ("S24_3LE", SF_FORMAT_PCM_24), ("s32le", SF_FORMAT_PCM_32),
+    @Test(.serialized, arguments: [("s24", SF_FORMAT_PCM_24), ("S24_3LE", SF_FORMAT_PCM_24), ("s32le", SF_FORMAT_PCM_32),
                       ("float32le", SF_FORMAT_FLOAT), ("FLOAT_LE", SF_FORMAT_FLOAT), ("s16", SF_FORMAT_PCM_16)])
     func theFormatOptionTakesTheUsualSpellings(spelling: String, subtype: Int) async throws {
         try await withPrivateServer { server in
