@@ -25,9 +25,11 @@ final class Terminal {
         try tmux(["capture-pane", "-p"] + (escapes ? ["-e"] : [])).stdout
     }
 
-    /// Polls the screen until it contains `text` (bounded at 10 s), and returns it.
+    /// Polls the screen until it contains `text` (bounded at 30 s of the clock, not a count of polls:
+    /// under CI's load each capture alone can take tens of milliseconds), and returns it.
     func waitFor(_ text: String) async throws -> String {
-        for _ in 0..<500 {
+        let deadline = monotonicSeconds() + 30
+        while monotonicSeconds() < deadline {
             let current = try screen()
             if current.contains(text) { return current }
             try await Task.sleep(for: .milliseconds(20))
@@ -208,9 +210,10 @@ private func jsonLines(in path: String) throws -> [[String: Any]] {
     }
 }
 
-/// Waits (bounded at 10 s) for a JSON line in `path` that satisfies `isMatch`.
+/// Waits (bounded at 30 s of the clock) for a JSON line in `path` that satisfies `isMatch`.
 private func jsonLine(in path: String, where isMatch: ([String: Any]) -> Bool) async throws -> [String: Any] {
-    for _ in 0..<500 {
+    let deadline = monotonicSeconds() + 30
+    while monotonicSeconds() < deadline {
         if let line = try jsonLines(in: path).first(where: isMatch) { return line }
         try await Task.sleep(for: .milliseconds(20))
     }
