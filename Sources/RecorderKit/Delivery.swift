@@ -555,6 +555,8 @@ final class Delivery: Sendable {
             return control.pending
         }) else { return }
         state.session = session
+        // A write to a pipe whose reader stalled waits, but not past a stop (see `PipeOutput`).
+        session.writer.isStopping = { [control] in control.withLock { $0.stopRequested || $0.shutdownRequested } }
         guard session.startFrame < state.position, let preRoll else { return }
         let (sessionEnd, pauses, markers) = control.withLock { ($0.endFrame, $0.pauses, $0.markers) }
         preRoll.forEachPart(of: session.startFrame..<state.position) { bytes, frames in

@@ -77,6 +77,24 @@ public func readSoundFile(_ path: String) throws -> SoundFileContents {
                              frames: Int(info.frames), samples: samples)
 }
 
+/// The frames libsndfile decodes from `path`, read block by block to the end: for a stream that states
+/// no length (FLAC to a pipe, or killed), where `readSoundFile` cannot size its buffer.
+public func decodedFrames(_ path: String) throws -> (frames: Int64, statedFrames: Int64) {
+    var info = SF_INFO()
+    guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+        throw TestFailure("libsndfile cannot open \(path): \(String(cString: sf_strerror(nil)))")
+    }
+    defer { sf_close(file) }
+    var block = [Int16](repeating: 0, count: 4_096 * Int(max(info.channels, 1)))
+    var decoded: Int64 = 0
+    while true {
+        let read = block.withUnsafeMutableBufferPointer { sf_readf_short(file, $0.baseAddress, 4_096) }
+        guard read > 0 else { break }
+        decoded += Int64(read)
+    }
+    return (decoded, Int64(info.frames))
+}
+
 /// Where `needle` first stands contiguously in `haystack`, or nil.
 public func firstIndex(of needle: [Int16], in haystack: [Int16]) -> Int? {
     guard !needle.isEmpty, haystack.count >= needle.count else { return nil }

@@ -1,5 +1,6 @@
 // Issue 11 through the command: signals from the first millisecond, a terminal that closes, signals with
 // no use here, and standard output that leaves, stalls, fills or was never open.
+import CSndFile
 import Foundation
 import RecorderKit
 import Testing
@@ -382,6 +383,78 @@ struct SignalTests {
             #expect(outcome.stderr.contains("(its reader is not reading); they were dropped"), "\(outcome.stderr)")
             let frames = try expectCompleteAIFF(path)
             #expect(outcome.stderr.contains(" \(frames) frames,"))
+        }
+    }
+
+    /// `record -` into a pipe whose reader stopped reading (the pipe as full as the recorder fills it, a
+    /// write waiting for room): SIGINT gives the reader 1 s, then ends the take: exit 74 with the summary
+    /// and one line that says so; the pipe holds exactly the frames the summary counts (FLAC: decodable
+    /// up to its last whole block, the block still in the encoder lost with the reader).
+    @Test(arguments: ["raw", "flac"])
+    func aReaderOfTheAudioThatStallsDoesNotHoldUpTheStop(type: String) async throws {
+        try await withPrivateServer { server in
+            let out = try temporaryDirectory() + "/out." + type
+            let recorder = try builtProduct("recorder")
+            let environment = server.clientEnvironment
+            let result = try await offThread {
+                try runProcess("python3", [signalsScript, "stalled-audio-reader", recorder, type, PrivateServer.sineSource, out],
+                               environment: environment)
+            }
+            struct Outcome: Decodable {
+                let status: Int
+                let exit_ms: Double
+                let pipe_bytes: Int
+                let full: Int
+                let stderr: String
+            }
+            let outcome = try JSONDecoder().decode(Outcome.self, from: Data(result.stdout.utf8))
+            #expect(outcome.pipe_bytes > outcome.full, "the pipe filled: \(outcome.pipe_bytes) of \(outcome.full)")
+            #expect(outcome.status == 74, "\(outcome.stderr)")
+            #expect(outcome.exit_ms >= 1_000 && outcome.exit_ms < 2_500, "\(outcome.exit_ms) ms")
+            let lines = outcome.stderr.split(separator: "\n").map(String.init)
+            let summary = try #require(lines.first { $0.hasPrefix("recorded standard output: ") }, "\(outcome.stderr)")
+            let frames = try #require(summary.firstMatch(of: #/ (\d+) frames,/#).flatMap { Int64($0.1) }, "\(summary)")
+            #expect(lines.last?.hasPrefix("recorder: standard output took nothing for 1 s after the stop (its reader stalled): "
+                                          + "the recording ended after \(frames) frames") == true, "\(outcome.stderr)")
+            if type == "raw" {
+                let size = try #require(try FileManager.default.attributesOfItem(atPath: out)[.size] as? Int)
+                #expect(Int64(size) == frames * 2, "\(size) bytes in the pipe, \(frames) frames reported")
+            } else {
+                let (decoded, stated) = try decodedFrames(out)
+                #expect(stated == sf_count_t.max, "a FLAC stream states no length")
+                #expect(decoded <= frames && decoded >= frames - 4_097 - 4_096, "\(decoded) frames decoded, \(frames) reported")
+            }
+        }
+    }
+
+    /// `record -` (AU to a pipe) stopped in its first milliseconds: SIGINT and SIGTERM at 0…50 ms, 3 runs
+    /// each: status 0 within 200 ms; the pipe carried nothing or a valid AU stream of whole frames.
+    @Test func aStopInTheFirstMillisecondsOfRecordToAPipeEndsItAt0() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let recorder = try builtProduct("recorder")
+            let environment = server.clientEnvironment
+            let result = try await offThread {
+                try runProcess("python3", [signalsScript, "early-pipe", recorder, directory, PrivateServer.monoSink + ".monitor",
+                                           "3", "0", "1", "5", "10", "20", "50"], environment: environment)
+            }
+            #expect(result.status == 0, "\(result.stderr)")
+            let outcomes = try result.stdout.split(separator: "\n")
+                .map { try JSONDecoder().decode(EarlyRun.self, from: Data($0.utf8)) }
+            #expect(outcomes.count == 2 * 2 * 6 * 3)
+            for run in outcomes {
+                let label = "\(run.signal) at \(run.offset_ms) ms, SIGINT inherited \(run.inherited)"
+                #expect(run.status == .code(0), "\(label): status \(run.status)")
+                #expect(run.exit_ms < 200, "\(label): exit \(run.exit_ms) ms after the signal")
+                guard run.file else { continue }
+                let header = try fileHeader(run.path)
+                try #require(header.count >= 8, "\(label): \(header.count) bytes")
+                #expect(Array(header[0..<4]) == Array(".snd".utf8), "\(label)")
+                let offset = header[4..<8].reduce(0) { $0 << 8 | Int($1) }
+                let size = try #require(try FileManager.default.attributesOfItem(atPath: run.path)[.size] as? Int)
+                #expect(size >= offset && (size - offset) % 2 == 0, "\(label): \(size) bytes, audio from \(offset)")
+                #expect(try decodedFrames(run.path).frames == Int64((size - offset) / 2), "\(label)")
+            }
         }
     }
 

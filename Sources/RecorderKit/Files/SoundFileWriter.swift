@@ -107,6 +107,7 @@ public final class SoundFileWriter: @unchecked Sendable {
     /// The container, from the path's extension.
     public let fileType: FileType
     private let channelCount: Int
+    private let sampleRate: Int
     private var file: OpaquePointer?
     private let descriptor: Int32
     /// True when the file stores the samples as captured (big-endian, same format), so captured bytes
@@ -130,6 +131,13 @@ public final class SoundFileWriter: @unchecked Sendable {
     public let frameCapacity: Int64
     /// False for a pipe: its header is written once.
     private let refreshesHeader: Bool
+    /// How writes to standard output that cannot seek wait for room, so that a reader that stops
+    /// reading cannot hold the writing thread past a stop (nil: a file, written as it comes).
+    private let pipe: PipeOutput?
+    /// Asked while a write waits for room in a pipe: true once the recording is being stopped. From
+    /// then on a reader that takes nothing for `PipeOutput.stallLimit` seconds ends the recording
+    /// (`.writeFailed`) instead of holding up the stop. Set by the owner before writing.
+    var isStopping: @Sendable () -> Bool = { false }
     /// True when the file is the process's standard output (`path` "-").
     public let isStandardOutput: Bool
     /// Frames between checks that the file is still linked (one second), and the next check's position.
@@ -166,6 +174,7 @@ public final class SoundFileWriter: @unchecked Sendable {
         self.path = path
         self.fileType = type
         self.channelCount = format.channelCount
+        self.sampleRate = format.sampleRate
         self.maxFramesPerWrite = maxFramesPerWrite
         var info = SF_INFO(frames: 0, samplerate: Int32(format.sampleRate), channels: Int32(format.channelCount),
                            format: type.sndfileFormat(format.sampleFormat), sections: 0, seekable: 0)
@@ -209,10 +218,15 @@ public final class SoundFileWriter: @unchecked Sendable {
             Glibc.close(fd)
             throw Self.creationError(path: path, errno: code)
         }
-        guard let file = sf_open_fd(fd, Int32(SFM_WRITE), &info, 0) else {
+        // Standard output that cannot seek (a pipe): libsndfile streams into a relay that never lets a
+        // stalled reader hold this thread past a stop (see `PipeOutput`).
+        let relay = toStandardOutput && lseek(fd, 0, SEEK_CUR) < 0
+            ? PipeOutput(output: fd, bytesPerFrame: format.bytesPerFrame, encodes: type == .flac) : nil
+        guard let file = sf_open_fd(relay?.sndfileDescriptor ?? fd, Int32(SFM_WRITE), &info, 0) else {
             let reason = String(cString: sf_strerror(nil))
             let code = sf_error(nil)
-            Glibc.close(fd)
+            relay?.close(isStopping: { true })
+            if relay == nil { Glibc.close(fd) }
             if !overwrite && !toStandardOutput { unlink(path) }  // only a file this call created; never someone else's
             throw RecorderError(.cannotCreateFile, "cannot create '\(path)': \(reason)", underlying: .init(.sndfile, code))
         }
@@ -237,6 +251,8 @@ public final class SoundFileWriter: @unchecked Sendable {
         // (libsndfile's `info.seekable` is not set for writing: ask the descriptor. A pipe cannot seek.)
         refreshesHeader = lseek(fd, 0, SEEK_CUR) >= 0
         if refreshesHeader { sf_command(file, Int32(SFC_UPDATE_HEADER_NOW), nil, 0) }
+        relay?.markHeader()
+        pipe = relay
         var status = stat()
         headerBytes = fstat(fd, &status) == 0 ? Int(status.st_size) : 0
         // Chunk sizes count the header's chunks too; keep a page of room for what libsndfile adds.
@@ -292,59 +308,23 @@ public final class SoundFileWriter: @unchecked Sendable {
                 "'\(path)' is full at \(framesWritten) frames: a \(fileType.rawValue.uppercased()) file cannot "
                 + "describe more; record into numbered files (split) or use .caf")
         }
-        if writesRawBigEndian {
-            let written = sf_write_raw(file, bytes.baseAddress, sf_count_t(bytes.count))
-            guard written == sf_count_t(bytes.count) else {
-                framesWritten += Int64(max(0, written)) / Int64(bytesPerFrame)  // what reached the disk
+        let conversionFrames = max(shortScratch.count, intScratch.count, floatScratch.count) / channelCount
+        var done = 0
+        while done < frames {
+            let chunk = min(frames - done, writesRawBigEndian ? frames : conversionFrames, pipe?.pieceFrames ?? frames)
+            // To a pipe: our relay's pipe is emptied first, so what libsndfile writes now fits in it.
+            try passOn(given: done)
+            let piece = UnsafeRawBufferPointer(rebasing: bytes[(done * bytesPerFrame)..<((done + chunk) * bytesPerFrame)])
+            let written = writesRawBigEndian
+                ? Int(max(0, sf_write_raw(file, piece.baseAddress, sf_count_t(piece.count)))) / bytesPerFrame
+                : convertAndWrite(piece, frames: chunk, to: file)
+            guard written == chunk else {
+                framesWritten += Int64(done + written)  // what reached the file
                 throw writeError()
             }
-        } else {
-            var remaining = frames
-            var offset = 0
-            let capacity = max(shortScratch.count, intScratch.count, floatScratch.count) / channelCount
-            let format = sampleFormat
-            while remaining > 0 {
-                let chunk = min(remaining, capacity)
-                let samples = chunk * channelCount
-                let piece = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + chunk * bytesPerFrame)])
-                let written: sf_count_t
-                switch format {
-                case .int16:
-                    written = shortScratch.withUnsafeMutableBufferPointer { out -> sf_count_t in
-                        for index in 0..<samples {
-                            out[index] = Int16(bitPattern: UInt16(piece[2 * index]) << 8 | UInt16(piece[2 * index + 1]))
-                        }
-                        return sf_writef_short(file, out.baseAddress, sf_count_t(chunk))
-                    }
-                case .int24, .int32:
-                    written = intScratch.withUnsafeMutableBufferPointer { out -> sf_count_t in
-                        // libsndfile's ints carry the sample in their top bits: 24-bit ones shifted up by 8.
-                        let width = format.bytesPerSample
-                        for index in 0..<samples {
-                            var raw: UInt32 = 0
-                            for byte in 0..<width { raw = raw << 8 | UInt32(piece[width * index + byte]) }
-                            out[index] = Int32(bitPattern: raw << (32 - 8 * UInt32(width)))
-                        }
-                        return sf_writef_int(file, out.baseAddress, sf_count_t(chunk))
-                    }
-                case .float32:
-                    written = floatScratch.withUnsafeMutableBufferPointer { out -> sf_count_t in
-                        for index in 0..<samples {
-                            let raw = UInt32(piece[4 * index]) << 24 | UInt32(piece[4 * index + 1]) << 16
-                                | UInt32(piece[4 * index + 2]) << 8 | UInt32(piece[4 * index + 3])
-                            out[index] = Float(bitPattern: raw)
-                        }
-                        return sf_writef_float(file, out.baseAddress, sf_count_t(chunk))
-                    }
-                }
-                guard written == sf_count_t(chunk) else {
-                    framesWritten += Int64(frames - remaining) + Int64(max(0, written))
-                    throw writeError()
-                }
-                remaining -= chunk
-                offset += chunk * bytesPerFrame
-            }
+            done += chunk
         }
+        try passOn(given: done)
         framesWritten += Int64(frames)
         if refreshesHeader { sf_command(file, Int32(SFC_UPDATE_HEADER_NOW), nil, 0) }
         if framesWritten >= nextLinkCheck {
@@ -356,6 +336,56 @@ public final class SoundFileWriter: @unchecked Sendable {
                     + "are only in the deleted file and are lost when it closes; record where nothing removes the file")
             }
         }
+    }
+
+    /// To a pipe: passes what libsndfile wrote on to standard output (waiting for the reader, bounded
+    /// once stopping). On failure the frames written are those that reached it (`given`: this call's
+    /// frames handed to libsndfile so far, the count for FLAC).
+    private func passOn(given: Int) throws(RecorderError) {
+        guard let pipe else { return }
+        do throws(PipeOutput.PipeFailure) {
+            try pipe.passOn(isStopping: isStopping)
+        } catch {
+            framesWritten = pipe.framesOut ?? framesWritten + Int64(given)
+            throw PipeOutput.error(error, frames: framesWritten, encoded: pipe.framesOut == nil)
+        }
+    }
+
+    /// Converts `frames` big-endian frames to the host-order samples libsndfile takes for this
+    /// container and writes them; returns the frames written.
+    private func convertAndWrite(_ piece: UnsafeRawBufferPointer, frames: Int, to file: OpaquePointer) -> Int {
+        let samples = frames * channelCount
+        let written: sf_count_t
+        switch sampleFormat {
+        case .int16:
+            written = shortScratch.withUnsafeMutableBufferPointer { out -> sf_count_t in
+                for index in 0..<samples {
+                    out[index] = Int16(bitPattern: UInt16(piece[2 * index]) << 8 | UInt16(piece[2 * index + 1]))
+                }
+                return sf_writef_short(file, out.baseAddress, sf_count_t(frames))
+            }
+        case .int24, .int32:
+            let width = sampleFormat.bytesPerSample
+            written = intScratch.withUnsafeMutableBufferPointer { out -> sf_count_t in
+                // libsndfile's ints carry the sample in their top bits: 24-bit ones shifted up by 8.
+                for index in 0..<samples {
+                    var raw: UInt32 = 0
+                    for byte in 0..<width { raw = raw << 8 | UInt32(piece[width * index + byte]) }
+                    out[index] = Int32(bitPattern: raw << (32 - 8 * UInt32(width)))
+                }
+                return sf_writef_int(file, out.baseAddress, sf_count_t(frames))
+            }
+        case .float32:
+            written = floatScratch.withUnsafeMutableBufferPointer { out -> sf_count_t in
+                for index in 0..<samples {
+                    let raw = UInt32(piece[4 * index]) << 24 | UInt32(piece[4 * index + 1]) << 16
+                        | UInt32(piece[4 * index + 2]) << 8 | UInt32(piece[4 * index + 3])
+                    out[index] = Float(bitPattern: raw)
+                }
+                return sf_writef_float(file, out.baseAddress, sf_count_t(frames))
+            }
+        }
+        return Int(max(0, written))
     }
 
     private func writeError() -> RecorderError {
@@ -391,10 +421,11 @@ public final class SoundFileWriter: @unchecked Sendable {
     public func close(markers: [(frame: Int64, label: String)]) -> Bool {
         guard let file else { return false }
         self.file = nil
+        // A FLAC stream's last block is written here: to a pipe, into the relay, which passes it on.
         sf_close(file)
         if fileType == .aiff && framesWritten == 0 { padEmptySoundChunk() }
         let stored = markers.isEmpty || MarkerChunk(type: fileType, markers: markers).map(appendChunk) ?? false
-        Glibc.close(descriptor)
+        if let pipe { pipe.close(isStopping: isStopping) } else { Glibc.close(descriptor) }
         return stored
     }
 
