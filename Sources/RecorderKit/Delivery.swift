@@ -89,7 +89,8 @@ final class FileSession: @unchecked Sendable {
                 + "stream cannot describe more; use -t raw or FLAC, or record into a file")
         }
         let next = try SoundFileWriter(path: path, format: format, overwrite: overwrite,
-                                       maxFramesPerWrite: writer.maxFramesPerWrite, fileType: writer.fileType)
+                                       maxFramesPerWrite: writer.maxFramesPerWrite, fileType: writer.fileType,
+                                       quality: writer.quality)
         closeFile(markers: markers, last: false)
         framesBefore += writer.framesWritten
         writer = next

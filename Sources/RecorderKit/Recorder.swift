@@ -55,6 +55,16 @@ public final class Recorder: @unchecked Sendable {
 
     private struct Lifecycle {
         var stopped = false
+        var encoderQuality: Double?
+    }
+
+    /// The lossy encoder's quality for the recordings started from now on (AVEncoderAudioQualityKey),
+    /// 0 (smallest) to 1 (best); nil (the default): libsndfile's. Applies to Ogg Vorbis, Opus and MP3;
+    /// `record(to:)` refuses it for another type, and a value outside 0…1 (or NaN), in one line.
+    /// Any thread.
+    public var encoderQuality: Double? {
+        get { lifecycle.withLock { $0.encoderQuality } }
+        set { lifecycle.withLock { $0.encoderQuality = newValue } }
     }
 
     /// Connects to the server and starts capturing and metering.
@@ -133,7 +143,7 @@ public final class Recorder: @unchecked Sendable {
     ///
     /// The container follows the extension: `.aiff`/`.aif` (classic AIFF, big-endian 16-bit), `.wav`,
     /// `.caf`, `.flac`, `.au`, `.raw`, `.w64`, `.rf64` (see `FileType`), or `fileType`. `path` "-" is
-    /// standard output (AU unless `fileType` says otherwise; a pipe takes AU, raw or FLAC; no splitting).
+    /// standard output (AU unless `fileType` says otherwise; a pipe takes AU, raw, FLAC, Ogg Vorbis, Opus or MP3; no splitting).
     /// The file starts with the first frame captured after this call.
     /// - Parameters:
     ///   - path: the file to create (or "-", standard output).
@@ -249,7 +259,8 @@ public final class Recorder: @unchecked Sendable {
             // Numbered takes: the first take's file, made ready now.
             let firstPath = trigger.map { $0.oneFile ? path : FileType.numberedPath(path, 1) } ?? path
             let writer = try SoundFileWriter(path: firstPath, format: format, overwrite: overwrite,
-                                             maxFramesPerWrite: bufferFrameCapacity, fileType: fileType)
+                                             maxFramesPerWrite: bufferFrameCapacity, fileType: fileType,
+                                             quality: lifecycle.encoderQuality)
             if FileSession.limit(of: writer, maxFrames: maxFramesPerFile, maxBytes: maxBytesPerFile,
                                  bytesPerFrame: format.bytesPerFrame) < 1 {
                 writer.close()
@@ -438,6 +449,7 @@ public final class Recorder: @unchecked Sendable {
         try self.init(format: format, source: settings.source, server: settings.server,
                       maximumPreRoll: settings.maximumPreRoll)
         avState.withLock { $0.path = path }
+        encoderQuality = settings.encoderQuality
     }
 
     /// The file `record()` records to (AVAudioRecorder's `url`): the path given to `init(path:settings:)`,

@@ -166,10 +166,14 @@ public struct RecorderSettings: Sendable, Hashable {
     public var server: String?
     /// Seconds of audio kept so that a take may begin before it is started (see `Recorder.init`).
     public var maximumPreRoll: Double
+    /// AVEncoderAudioQualityKey: the lossy encoder's quality, 0…1 (`Recorder.encoderQuality`).
+    public var encoderQuality: Double?
 
     /// AVAudioRecorder's defaults where it has them: 44.1 kHz mono, the default source and server.
     public init(sampleRate: Int = 44_100, numberOfChannels: Int = 1, source: String? = nil,
-                server: String? = nil, maximumPreRoll: Double = 0, sampleFormat: SampleFormat = .int16) {
+                server: String? = nil, maximumPreRoll: Double = 0, sampleFormat: SampleFormat = .int16,
+                encoderQuality: Double? = nil) {
+        self.encoderQuality = encoderQuality
         self.sampleRate = sampleRate
         self.sampleFormat = sampleFormat
         self.numberOfChannels = numberOfChannels

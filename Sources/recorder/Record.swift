@@ -21,9 +21,13 @@ struct Record: AsyncParsableCommand {
     var output: String
 
     @Option(name: [.customLong("type"), .customShort("t")], help: ArgumentHelp(
-        "The container, when OUTPUT's extension does not say it: aiff, wav, caf, flac, au, raw (s16le, no header), w64, rf64.",
+        "The container, when OUTPUT's extension does not say it: aiff, wav, caf, flac, au, raw (s16le, no header), w64, rf64, ogg (Vorbis), opus, mp3.",
         valueName: "type"))
     var type: FileType?
+
+    @Option(help: ArgumentHelp("For ogg, opus and mp3: the encoder's quality, from 0 (smallest file) to 1 (best); the default is libsndfile's.",
+                               valueName: "0-1"))
+    var quality: Double?
 
     @OptionGroup var capture: CaptureOptions
 
@@ -100,6 +104,15 @@ struct Record: AsyncParsableCommand {
         if output != "-" && type == nil && FileType(path: output) == nil {
             throw ValidationError("cannot tell the file type of '\(output)': end the name in \(FileType.extensionList), or give -t TYPE")
         }
+        if let quality {
+            guard quality.isFinite && (0...1).contains(quality) else {
+                throw ValidationError("invalid --quality \(quality): use 0 (smallest file) to 1 (best)")
+            }
+            let container = type ?? FileType(path: output) ?? .au
+            guard container.isLossy else {
+                throw ValidationError("--quality applies to ogg, opus and mp3; \(container.rawValue) is lossless: leave --quality out")
+            }
+        }
         if output == "-" {
             if startAbove != nil {
                 throw ValidationError("--start-above cannot write to standard output: each take is a file of its own; give a file name")
@@ -138,6 +151,7 @@ struct Record: AsyncParsableCommand {
 
     func run() async throws {
         let recorder = try capture.startRecorder(maximumPreRoll: preRoll)
+        recorder.encoderQuality = quality
         var startTime: Double?
         if let startAt, let start = StartTime(startAt) {
             guard let seconds = start.secondsFromNow() else {

@@ -6,10 +6,11 @@ import TestSupport
 
 /// Starts `recorder record PATH --levels-json` on the mono sink's monitor and returns once the JSON lines
 /// report at least `frames` frames, with the frames last reported.
-private func recording(to path: String, on server: PrivateServer,
-                       through frames: Int64) async throws -> (RunningProcess, Int64) {
+private func recording(to path: String, on server: PrivateServer, through frames: Int64,
+                       source: String = PrivateServer.monoSink + ".monitor",
+                       arguments: [String] = []) async throws -> (RunningProcess, Int64) {
     let process = try RunningProcess(try builtProduct("recorder"),
-        ["record", path, "--source", PrivateServer.monoSink + ".monitor", "--levels-json"],
+        ["record", path, "--source", source, "--levels-json"] + arguments,
         environment: server.clientEnvironment)
     for await line in process.lines {
         let reported = try JSONDecoder().decode(LevelLine.self, from: Data(line.utf8)).frames
@@ -40,11 +41,16 @@ struct FaultTests {
     /// and described; raw has no header to refresh; FLAC states its length only when it is closed, so a
     /// killed FLAC tells libsndfile no length, and decodes up to its last whole encoded block.
     // One at a time: seven recordings at once beside the rest of the stage starved other tests' players.
-    @Test(.serialized, arguments: ["wav", "caf", "au", "w64", "rf64", "raw", "flac"])
+    @Test(.serialized, arguments: ["wav", "caf", "au", "w64", "rf64", "raw", "flac", "ogg", "opus", "mp3"])
     func afterSIGKILLEachContainerKeepsWhatItPromises(type: String) async throws {
         try await withPrivateServer { server in
             let path = try temporaryDirectory() + "/killed." + type
-            let (process, frames) = try await recording(to: path, on: server, through: 88_200)
+            let rate: Int64 = type == "opus" ? 48_000 : 44_100
+            // The lossy ones record the sine: an encoder's page of silence can hold many seconds.
+            let lossy = ["ogg", "opus", "mp3"].contains(type)
+            let (process, frames) = try await recording(to: path, on: server, through: (lossy ? 4 : 2) * rate,
+                                                        source: lossy ? PrivateServer.sineSource : PrivateServer.monoSink + ".monitor",
+                                                        arguments: type == "opus" ? ["-r", "48000"] : [])
             process.send(SIGKILL)
             #expect(await process.wait().status == 9)
             let kept: Int64
@@ -59,6 +65,12 @@ struct FaultTests {
                 kept = decoded
                 // libFLAC writes whole blocks of 4096 frames: at most one more is lost.
                 #expect(kept >= frames - 13_230 - 4_096, "\(kept) frames decoded, \(frames) reported")
+            case "ogg", "opus", "mp3":
+                // Written as the encoder fills an Ogg page (measured: Vorbis pages of 2.8 s of the tone, Opus
+                // about 1 s) or an MP3 frame: decodable up to the last one written.
+                let (decoded, _) = try decodedFrames(path)
+                kept = decoded
+                #expect(kept >= frames - 13_230 - 3 * rate, "\(kept) frames decoded, \(frames) reported")
             default:
                 let file = try readSoundFile(path)
                 kept = Int64(file.frames)

@@ -87,7 +87,7 @@ struct PipelineTests {
             let unknown = try await recorder(["record", "take.xyz"], server: server)
             #expect(unknown.status == 64)
             #expect(unknown.stderr.contains("cannot tell the file type of 'take.xyz': end the name in .aiff, .aif, .wav, .caf, "
-                                            + ".flac, .au, .snd, .raw, .pcm, .w64 or .rf64, or give -t TYPE"), "\(unknown.stderr)")
+                                            + ".flac, .au, .snd, .raw, .pcm, .w64, .rf64, .ogg, .opus or .mp3, or give -t TYPE"), "\(unknown.stderr)")
             // head reads 10 000 bytes and leaves: the next write fails with EPIPE.
             let left = try await pipeline("'\(program)' record - -t raw -d \(source) | head -c 10000 >/dev/null; exit ${PIPESTATUS[0]}")
             #expect(left.status == 74)
@@ -170,6 +170,63 @@ struct SampleFormatOptionTests {
             let file = try #require(sf_open(path, Int32(SFM_READ), &info))
             sf_close(file)
             #expect(info.format & Int32(SF_FORMAT_SUBMASK) == Int32(subtype) && info.frames == 13_230)
+        }
+    }
+
+    /// Ogg Vorbis, Opus and MP3: a second of the sine at two qualities decodes to exactly its frames at
+    /// its level (RMS within 0.3 dB of -9.03), the better quality takes more bytes; Vorbis to a pipe is
+    /// the same stream; a quality for a lossless type, out of range, or Opus at 44.1 kHz is one line.
+    @Test(.serialized, arguments: ["ogg", "opus", "mp3"])
+    func lossyTypesHoldTheSineAndTheQualityDecidesTheSize(type: String) async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let rate = type == "opus" ? 48_000 : 44_100
+            var sizes: [Int] = []
+            for quality in ["0.1", "0.9"] {
+                let path = directory + "/q\(quality).\(type)"
+                let result = try await recorder(["record", path, "-r", String(rate), "--quality", quality, "--duration", "1",
+                                                 "-d", PrivateServer.sineSource], server: server)
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(result.stderr.contains(": 1.000 s, \(rate) frames, average -9.03 dBFS"), "\(result.stderr)")
+                let take = try readSoundFile(path)
+                #expect(take.frames == rate && take.sampleRate == rate, "\(type) q\(quality): \(take.frames) frames")
+                let power = take.samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(take.samples.count, 1))
+                let rms = 10 * log10(power / (32_768.0 * 32_768.0))
+                #expect(abs(rms - -9.03) < 0.3, "\(type) q\(quality): RMS \(rms) dBFS")
+                sizes.append(try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int))
+            }
+            #expect(Double(sizes[1]) > 1.2 * Double(sizes[0]), "\(type): \(sizes) bytes at quality 0.1 and 0.9")
+            if type == "ogg" {
+                let environment = server.clientEnvironment
+                let command = "set -o pipefail; '\(try builtProduct("recorder"))' record - -t ogg --duration 1 -q -d "
+                    + "\(PrivateServer.sineSource) | cat >'\(directory)/piped.ogg'"
+                let piped = try await offThread { try runProcess("bash", ["-c", command], environment: environment) }
+                #expect(piped.status == 0, "\(piped.stderr)")
+                // (libsndfile reads the stream's exact length; ffmpeg decodes a Vorbis stream's first packet
+                // its own way, 43 972 frames from the file and 44 160 from a pipe.)
+                #expect(try readSoundFile(directory + "/piped.ogg").frames == 44_100)
+            }
+        }
+    }
+
+    @Test func aQualityThatCannotApplyIsOneLine() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let cases: [([String], String)] = [
+                (["record", directory + "/x.wav", "--quality", "0.5"],
+                 "recorder: --quality applies to ogg, opus and mp3; wav is lossless: leave --quality out"),
+                (["record", directory + "/x.ogg", "--quality", "1e15"],
+                 "recorder: invalid --quality 1000000000000000.0: use 0 (smallest file) to 1 (best)"),
+                (["record", directory + "/x.ogg", "--quality", "nan"], "recorder: invalid --quality nan: use 0 (smallest file) to 1 (best)"),
+                (["record", directory + "/x.opus", "-d", PrivateServer.sineSource],
+                 "recorder: Opus cannot hold 44100 Hz: record at 48000 Hz (or 8000, 12000, 16000, 24000), or choose .ogg or .mp3"),
+            ]
+            for (arguments, prefix) in cases {
+                let result = try await recorder(arguments, server: server)
+                #expect(result.status == 64, "\(arguments): \(result.stderr)")
+                #expect(result.stderr.hasPrefix(prefix) && result.stderr.filter { $0 == "\n" }.count == 1, "\(arguments): \(result.stderr)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: directory + "/x.opus"))
         }
     }
 

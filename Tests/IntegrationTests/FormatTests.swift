@@ -77,7 +77,7 @@ struct FormatTests {
                                                  .au: Int32(SF_FORMAT_AU), .w64: Int32(SF_FORMAT_W64),
                                                  .rf64: Int32(SF_FORMAT_RF64), .raw: Int32(SF_FORMAT_RAW)]
             var levels: [SampleFormat: [Float]] = [:]
-            for type in FileType.allCases {
+            for type in FileType.allCases where !type.isLossy {  // lossy ones: PipelineTests
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for (sampleFormat, recorder) in zip(formats, recorders) {
                         let path = directory + "/take-\(sampleFormat.rawValue)." + type.rawValue

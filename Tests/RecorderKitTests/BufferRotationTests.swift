@@ -114,7 +114,8 @@ import Testing
         #expect(FileType(path: "x.wav") == .wav)
         #expect(FileType(path: "x.caf") == .caf)
         #expect(FileType(path: "x.flac") == .flac)
-        #expect(FileType(path: "x.mp3") == nil)
+        #expect(FileType(path: "x.mp3") == .mp3 && FileType(path: "x.OGA") == .ogg && FileType(path: "x.opus") == .opus)
+        #expect(FileType(path: "x.m4a") == nil)
         #expect(FileType(path: "dir.aiff/take") == nil)
         #expect(FileType(path: "noextension") == nil)
     }

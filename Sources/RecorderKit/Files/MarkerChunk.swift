@@ -69,7 +69,7 @@ struct MarkerChunk {
                 if text.count % 2 == 1 { bytes.append(0) }
             }
             Self.setSize(&bytes, at: list + 4, bigEndian: false)
-        case .caf, .flac, .au, .raw, .w64, .rf64:
+        case .caf, .flac, .au, .raw, .w64, .rf64, .ogg, .opus, .mp3:
             return nil
         }
         self.bytes = bytes

@@ -23,9 +23,16 @@ public enum FileType: String, Sendable, CaseIterable {
     case w64
     /// RF64 (EBU Tech 3306): WAV with 64-bit sizes, for takes past 4 GiB.
     case rf64
+    /// Ogg Vorbis, lossy (`encoderQuality` sets its quality). Written page by page: after a crash it
+    /// decodes up to its last whole page.
+    case ogg
+    /// Ogg Opus, lossy, at 8, 12, 16, 24 or 48 kHz only.
+    case opus
+    /// MPEG-1 layer III (MP3, through LAME), lossy.
+    case mp3
 
     /// The type for a path's extension (`.aiff`/`.aif`, `.wav`, `.caf`, `.flac`, `.au`/`.snd`,
-    /// `.raw`/`.pcm`, `.w64`, `.rf64`, any case), or nil.
+    /// `.raw`/`.pcm`, `.w64`, `.rf64`, `.ogg`/`.oga`, `.opus`, `.mp3`, any case), or nil.
     public init?(path: String) {
         guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
         switch path[path.index(after: dot)...].lowercased() {
@@ -37,16 +44,23 @@ public enum FileType: String, Sendable, CaseIterable {
         case "raw", "pcm": self = .raw
         case "w64": self = .w64
         case "rf64": self = .rf64
+        case "ogg", "oga": self = .ogg
+        case "opus": self = .opus
+        case "mp3": self = .mp3
         default: return nil
         }
     }
 
     /// The types libsndfile writes to a pipe (standard output when it is not a file): the others
     /// need to go back to their header.
-    public var streams: Bool { self == .flac || self == .au || self == .raw }
+    public var streams: Bool { self == .flac || self == .au || self == .raw || isLossy }
 
     /// The extensions `init(path:)` knows, for messages: ".aiff, .aif, .wav, …".
-    public static let extensionList = ".aiff, .aif, .wav, .caf, .flac, .au, .snd, .raw, .pcm, .w64 or .rf64"
+    public static let extensionList = ".aiff, .aif, .wav, .caf, .flac, .au, .snd, .raw, .pcm, .w64, .rf64, .ogg, .opus or .mp3"
+
+    /// Lossy (Ogg Vorbis, Opus, MP3): the only types an encoder quality applies to. They take any
+    /// `SampleFormat` and store what their encoder makes of it.
+    public var isLossy: Bool { self == .ogg || self == .opus || self == .mp3 }
 
     /// The most audio bytes a file of this type can describe: the 32-bit sizes of AIFF, WAV and AU,
     /// FLAC's 36-bit sample count; CAF's, W64's and RF64's sizes are 64-bit, raw has none.
@@ -54,7 +68,7 @@ public enum FileType: String, Sendable, CaseIterable {
         switch self {
         case .aiff, .wav, .au: return Int64(UInt32.max)
         case .flac: return (Int64(1) << 36 - 1) * Int64(bytesPerFrame)
-        case .caf, .raw, .w64, .rf64: return Int64.max
+        case .caf, .raw, .w64, .rf64, .ogg, .opus, .mp3: return Int64.max
         }
     }
 
@@ -66,8 +80,15 @@ public enum FileType: String, Sendable, CaseIterable {
         return path[..<dot] + "-" + digits + path[dot...]
     }
 
-    /// libsndfile's format for this container holding `sample`: PCM_16, PCM_24, PCM_32 or FLOAT.
+    /// libsndfile's format for this container holding `sample`: PCM_16, PCM_24, PCM_32 or FLOAT (the
+    /// lossy ones: their codec).
     func sndfileFormat(_ sample: SampleFormat) -> Int32 {
+        switch self {
+        case .ogg: return Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_VORBIS)
+        case .opus: return Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_OPUS)
+        case .mp3: return Int32(SF_FORMAT_MPEG) | Int32(SF_FORMAT_MPEG_LAYER_III)
+        default: break
+        }
         let subtype: Int32
         switch sample {
         case .int16: subtype = Int32(SF_FORMAT_PCM_16)
@@ -89,6 +110,7 @@ public enum FileType: String, Sendable, CaseIterable {
         case .raw: container = Int32(SF_FORMAT_RAW) | Int32(SF_ENDIAN_LITTLE)
         case .w64: container = Int32(SF_FORMAT_W64)
         case .rf64: container = Int32(SF_FORMAT_RF64)
+        case .ogg, .opus, .mp3: return sndfileFormat(.int16)
         }
         // Default endianness otherwise: for AIFF that is classic big-endian AIFF (SF_ENDIAN_BIG would
         // make AIFF-C), for AU big-endian.
@@ -115,6 +137,8 @@ public final class SoundFileWriter: @unchecked Sendable {
     private let writesRawBigEndian: Bool
     /// The samples `write(packets:)` takes.
     public let sampleFormat: SampleFormat
+    /// The lossy encoder's quality asked for (0…1), or nil for libsndfile's default.
+    public let quality: Double?
     /// Host-order samples for containers that are not big-endian PCM: 16-bit, 24/32-bit (as libsndfile's
     /// ints, the sample in the top bits) or float; only the one the format needs, sized once.
     private var shortScratch: [Int16] = []
@@ -129,7 +153,7 @@ public final class SoundFileWriter: @unchecked Sendable {
     /// The most frames this file can take without passing what its container can describe
     /// (AIFF's and WAV's 32-bit sizes: about 4 GiB). `write` refuses frames beyond it.
     public let frameCapacity: Int64
-    /// False for a pipe: its header is written once.
+    /// False for a pipe (its header is written once) and the lossy types (no header to refresh).
     private let refreshesHeader: Bool
     /// How writes to standard output that cannot seek wait for room, so that a reader that stops
     /// reading cannot hold the writing thread past a stop (nil: a file, written as it comes).
@@ -164,8 +188,10 @@ public final class SoundFileWriter: @unchecked Sendable {
     ///   - overwrite: replace an existing file (truncated once the lock is held).
     ///   - maxFramesPerWrite: the largest write the conversion buffer is sized for, once.
     ///   - fileType: the container, when the name's extension does not say it (or says another).
+    ///   - quality: for the lossy types (Ogg Vorbis, Opus, MP3), the encoder's quality from 0 (smallest)
+    ///     to 1 (best), as AVEncoderAudioQualityKey; nil: libsndfile's default. Refused for the others.
     public init(path: String, format: StreamFormat, overwrite: Bool = false,
-                maxFramesPerWrite: Int = 4_410, fileType: FileType? = nil) throws(RecorderError) {
+                maxFramesPerWrite: Int = 4_410, fileType: FileType? = nil, quality: Double? = nil) throws(RecorderError) {
         let toStandardOutput = path == "-"
         guard let type = fileType ?? (toStandardOutput ? .au : FileType(path: path)) else {
             throw RecorderError(.unsupportedFileType,
@@ -178,6 +204,20 @@ public final class SoundFileWriter: @unchecked Sendable {
         self.maxFramesPerWrite = maxFramesPerWrite
         var info = SF_INFO(frames: 0, samplerate: Int32(format.sampleRate), channels: Int32(format.channelCount),
                            format: type.sndfileFormat(format.sampleFormat), sections: 0, seekable: 0)
+        if let quality {
+            guard type.isLossy else {
+                throw RecorderError(.invalidFormat,
+                    "an encoder quality applies to Ogg Vorbis, Opus and MP3 only: \(type.rawValue.uppercased()) is lossless; "
+                    + "leave the quality out or choose .ogg, .opus or .mp3")
+            }
+            guard (0...1).contains(quality) else {
+                throw RecorderError(.invalidFormat, "invalid encoder quality \(quality): use 0 (smallest) to 1 (best)")
+            }
+        }
+        if type == .opus && ![8_000, 12_000, 16_000, 24_000, 48_000].contains(format.sampleRate) {
+            throw RecorderError(.invalidFormat,
+                "Opus cannot hold \(format.sampleRate) Hz: record at 48000 Hz (or 8000, 12000, 16000, 24000), or choose .ogg or .mp3")
+        }
         guard sf_format_check(&info) != 0 else {
             throw RecorderError(.invalidFormat,
                 "\(type.rawValue.uppercased()) cannot hold \(format.sampleFormat.rawValue) samples in \(format.channelCount) "
@@ -221,7 +261,7 @@ public final class SoundFileWriter: @unchecked Sendable {
         // Standard output that cannot seek (a pipe): libsndfile streams into a relay that never lets a
         // stalled reader hold this thread past a stop (see `PipeOutput`).
         let relay = toStandardOutput && lseek(fd, 0, SEEK_CUR) < 0
-            ? PipeOutput(output: fd, bytesPerFrame: format.bytesPerFrame, encodes: type == .flac) : nil
+            ? PipeOutput(output: fd, bytesPerFrame: format.bytesPerFrame, encodes: type == .flac || type.isLossy) : nil
         guard let file = sf_open_fd(relay?.sndfileDescriptor ?? fd, Int32(SFM_WRITE), &info, 0) else {
             let reason = String(cString: sf_strerror(nil))
             let code = sf_error(nil)
@@ -232,13 +272,18 @@ public final class SoundFileWriter: @unchecked Sendable {
         }
         self.descriptor = fd
         self.file = file
+        self.quality = quality
+        if var quality {
+            // Before any audio: the encoder is set up with it at the first write.
+            sf_command(file, Int32(SFC_SET_VBR_ENCODING_QUALITY), &quality, Int32(MemoryLayout<Double>.size))
+        }
         linkCheckFrames = Int64(max(format.sampleRate, 1))
         // Standard output is not a file this writer made: whether it is deleted is not its business.
         nextLinkCheck = toStandardOutput ? .max : linkCheckFrames
         isStandardOutput = toStandardOutput
         let needsSwap = sf_command(file, Int32(SFC_RAW_DATA_NEEDS_ENDSWAP), nil, 0) != 0
         let hostIsLittleEndian = 1.littleEndian == 1
-        writesRawBigEndian = type != .flac && needsSwap == hostIsLittleEndian
+        writesRawBigEndian = type != .flac && !type.isLossy && needsSwap == hostIsLittleEndian
         if !writesRawBigEndian {
             let count = maxFramesPerWrite * format.channelCount
             switch format.sampleFormat {
@@ -249,7 +294,9 @@ public final class SoundFileWriter: @unchecked Sendable {
         }
         // A pipe's header is written once, as libsndfile streams it; a header refresh would seek.
         // (libsndfile's `info.seekable` is not set for writing: ask the descriptor. A pipe cannot seek.)
-        refreshesHeader = lseek(fd, 0, SEEK_CUR) >= 0
+        // A lossy stream has no header to refresh: its encoder writes pages or frames as they fill
+        // (asked to, libsndfile wrote Ogg Vorbis headers again into the stream: an unreadable file).
+        refreshesHeader = !type.isLossy && lseek(fd, 0, SEEK_CUR) >= 0
         if refreshesHeader { sf_command(file, Int32(SFC_UPDATE_HEADER_NOW), nil, 0) }
         relay?.markHeader()
         pipe = relay
