@@ -350,9 +350,9 @@ struct CommandTests {
             let isDirectory = try await recorder(["record", directory + "/d.aiff", "--force"], server: server)
             #expect(isDirectory.status == 73)
             #expect(isDirectory.stderr.contains("it is a directory"))
-            let mp3 = try await recorder(["record", directory + "/take.mp3"], server: server)
-            #expect(mp3.status == 64)
-            #expect(mp3.stderr.contains("end the name in .aiff"))
+            let m4a = try await recorder(["record", directory + "/take.m4a"], server: server)
+            #expect(m4a.status == 64)
+            #expect(m4a.stderr.contains("end the name in .aiff"))
         }
     }
 

@@ -93,9 +93,9 @@ struct ErrorTests {
             #expect(symlink?.message.contains("symbolic link") == true)
             #expect(try Data(contentsOf: URL(fileURLWithPath: existing)) == Data("precious".utf8))
 
-            let mp3 = expectError(.unsupportedFileType) { try recorder.record(to: directory + "/take.mp3") }
-            #expect(mp3?.message.contains(".aiff") == true)
-            #expect(!FileManager.default.fileExists(atPath: directory + "/take.mp3"))
+            let m4a = expectError(.unsupportedFileType) { try recorder.record(to: directory + "/take.m4a") }
+            #expect(m4a?.message.contains(".aiff") == true)
+            #expect(!FileManager.default.fileExists(atPath: directory + "/take.m4a"))
             // Hostile numbers (issue 12): a one-line error each, never a trap (1e15 s used to trap converting
             // to Int64 frames, and a frame limit near Int64.max overflowed when added to the start).
             for bad in [-1, -1e-9, 1e15, 1e300, Double.nan, .infinity, -.infinity, 0x1p63] {
