@@ -75,7 +75,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RecorderKitTests",
-            dependencies: ["RecorderKit", "CEbur128"]
+            dependencies: ["RecorderKit", "CEbur128", "CSndFile", "TestSupport"]
         ),
         .testTarget(
             name: "IntegrationTests",

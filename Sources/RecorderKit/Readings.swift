@@ -228,7 +228,7 @@ public struct RecordingMarker: Sendable, Hashable {
     public let path: String
     /// See `path`.
     public let fileFrame: Int64
-    /// True when the file holds the marker (AIFF and WAV).
+    /// True when the file holds the marker (AIFF, and WAV up to 4 GiB).
     public let isStoredInFile: Bool
 
     init(label: String, startFrame: Int64, path: String, fileFrame: Int64, isStoredInFile: Bool, sampleRate: Int) {

@@ -160,7 +160,7 @@ public final class Recorder: @unchecked Sendable {
     ///     `preRoll` counts back from it.
     ///   - fileType: the container, when the extension does not say it (or says another).
     ///   - maxFramesPerFile: split the recording: when a file reaches this many frames, or
-    ///     `maxBytesPerFile`, or what its container can describe (4 GiB for AIFF and WAV, always applied),
+    ///     `maxBytesPerFile`, or what its container can describe (4 GiB for AIFF and AU, always applied; WAV becomes RF64),
     ///     it is closed and the recording goes on, frame-exact, in `name-002.ext`, `name-003.ext`…
     ///     (`RecordingSummary.files`).
     ///   - maxBytesPerFile: split the recording when a file would grow past this many bytes, header included.

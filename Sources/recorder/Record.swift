@@ -45,7 +45,7 @@ struct Record: AsyncParsableCommand {
     @Option(name: .customLong("max-file-time"), help: "Split the recording: go on in OUTPUT-002, -003… after this many seconds per file.")
     var maxFileTime: Double?
 
-    @Option(name: .customLong("max-file-size"), help: "Split the recording: no file larger than this many bytes (suffix k, M or G: KiB, MiB, GiB). AIFF and WAV files are split at 4 GiB anyway.")
+    @Option(name: .customLong("max-file-size"), help: "Split the recording: no file larger than this many bytes (suffix k, M or G: KiB, MiB, GiB). AIFF and AU files are split at 4 GiB anyway; WAV becomes RF64.")
     var maxFileSize: String?
 
     @Option(name: .customLong("start-at"), help: ArgumentHelp(
@@ -311,8 +311,11 @@ struct Record: AsyncParsableCommand {
                 clock(marker.start) + " " + marker.label + (split ? " (\(marker.path) at \(clock(Double(marker.fileFrame) / Double(rate))))" : "")
             }.joined(separator: ", ") + "\n")
             if summary.markers.contains(where: { !$0.isStoredInFile }) {
-                writeError("recorder: warning: \(summary.fileType.rawValue.uppercased()) files do not store markers; "
-                           + "they are only listed here (record to .aiff or .wav to keep them in the file)\n")
+                writeError(summary.fileType == .aiff || summary.fileType == .wav
+                    ? "recorder: warning: the file could not store its markers (a WAV take past 4 GiB is RF64, which "
+                      + "keeps none); they are only listed here\n"
+                    : "recorder: warning: \(summary.fileType.rawValue.uppercased()) files do not store markers; "
+                      + "they are only listed here (record to .aiff or .wav to keep them in the file)\n")
             }
         }
     }

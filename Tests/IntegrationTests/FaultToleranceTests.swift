@@ -322,7 +322,7 @@ struct FaultToleranceTests {
         #expect(aiff.frameCapacity == (Int64(UInt32.max) - 4_096) / 4)
         let wav = try SoundFileWriter(path: directory + "/a.wav", format: stereo)
         defer { wav.close() }
-        #expect(wav.frameCapacity == (Int64(UInt32.max) - 4_096) / 4)
+        #expect(wav.frameCapacity > Int64(1) << 60)  // RF64 past 4 GiB (ContainerLimitTests)
         let caf = try SoundFileWriter(path: directory + "/a.caf", format: stereo)
         defer { caf.close() }
         #expect(caf.frameCapacity > Int64(1) << 60)

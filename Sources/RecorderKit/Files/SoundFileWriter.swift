@@ -8,7 +8,9 @@ import Glibc
 public enum FileType: String, Sendable, CaseIterable {
     /// Classic AIFF (`FORM…AIFF`), big-endian: the captured bytes are written as they are.
     case aiff
-    /// RIFF WAVE, little-endian.
+    /// RIFF WAVE, little-endian (WAVE_FORMAT_EXTENSIBLE, with a `JUNK` chunk reserving room for
+    /// RF64's `ds64`, as EBU Tech 3306 recommends). A take whose audio passes 4 GiB becomes RF64 in
+    /// place (its header is rewritten; the audio does not move) instead of being split.
     case wav
     /// Core Audio Format.
     case caf
@@ -62,13 +64,14 @@ public enum FileType: String, Sendable, CaseIterable {
     /// `SampleFormat` and store what their encoder makes of it.
     public var isLossy: Bool { self == .ogg || self == .opus || self == .mp3 }
 
-    /// The most audio bytes a file of this type can describe: the 32-bit sizes of AIFF, WAV and AU,
-    /// FLAC's 36-bit sample count; CAF's, W64's and RF64's sizes are 64-bit, raw has none.
+    /// The most audio bytes a file of this type can describe: the 32-bit sizes of AIFF and AU,
+    /// FLAC's 36-bit sample count; CAF's, W64's and RF64's sizes are 64-bit (a WAV file becomes RF64
+    /// past 4 GiB), raw has none.
     func maxAudioBytes(bytesPerFrame: Int) -> Int64 {
         switch self {
-        case .aiff, .wav, .au: return Int64(UInt32.max)
+        case .aiff, .au: return Int64(UInt32.max)
         case .flac: return (Int64(1) << 36 - 1) * Int64(bytesPerFrame)
-        case .caf, .raw, .w64, .rf64, .ogg, .opus, .mp3: return Int64.max
+        case .wav, .caf, .raw, .w64, .rf64, .ogg, .opus, .mp3: return Int64.max
         }
     }
 
@@ -80,41 +83,31 @@ public enum FileType: String, Sendable, CaseIterable {
         return path[..<dot] + "-" + digits + path[dot...]
     }
 
-    /// libsndfile's format for this container holding `sample`: PCM_16, PCM_24, PCM_32 or FLOAT (the
-    /// lossy ones: their codec).
+    /// libsndfile's format for writing this container holding `sample`: the container, then PCM_16,
+    /// PCM_24, PCM_32 or FLOAT (the lossy ones: their codec). WAV is written as RF64 told to downgrade
+    /// (`SFC_RF64_AUTO_DOWNGRADE`): a plain RIFF WAVE file until its audio passes 4 GiB, RF64 after.
     func sndfileFormat(_ sample: SampleFormat) -> Int32 {
-        switch self {
-        case .ogg: return Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_VORBIS)
-        case .opus: return Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_OPUS)
-        case .mp3: return Int32(SF_FORMAT_MPEG) | Int32(SF_FORMAT_MPEG_LAYER_III)
-        default: break
-        }
-        let subtype: Int32
-        switch sample {
-        case .int16: subtype = Int32(SF_FORMAT_PCM_16)
-        case .int24: subtype = Int32(SF_FORMAT_PCM_24)
-        case .int32: subtype = Int32(SF_FORMAT_PCM_32)
-        case .float32: subtype = Int32(SF_FORMAT_FLOAT)
-        }
-        return sndfileFormat & ~Int32(SF_FORMAT_SUBMASK) | subtype
-    }
-
-    var sndfileFormat: Int32 {
         let container: Int32
         switch self {
         case .aiff: container = Int32(SF_FORMAT_AIFF)
-        case .wav: container = Int32(SF_FORMAT_WAV)
+        case .wav, .rf64: container = Int32(SF_FORMAT_RF64)
         case .caf: container = Int32(SF_FORMAT_CAF)
         case .flac: container = Int32(SF_FORMAT_FLAC)
         case .au: container = Int32(SF_FORMAT_AU)
         case .raw: container = Int32(SF_FORMAT_RAW) | Int32(SF_ENDIAN_LITTLE)
         case .w64: container = Int32(SF_FORMAT_W64)
-        case .rf64: container = Int32(SF_FORMAT_RF64)
-        case .ogg, .opus, .mp3: return sndfileFormat(.int16)
+        case .ogg: return Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_VORBIS)
+        case .opus: return Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_OPUS)
+        case .mp3: return Int32(SF_FORMAT_MPEG) | Int32(SF_FORMAT_MPEG_LAYER_III)
         }
         // Default endianness otherwise: for AIFF that is classic big-endian AIFF (SF_ENDIAN_BIG would
         // make AIFF-C), for AU big-endian.
-        return container | Int32(SF_FORMAT_PCM_16)
+        switch sample {
+        case .int16: return container | Int32(SF_FORMAT_PCM_16)
+        case .int24: return container | Int32(SF_FORMAT_PCM_24)
+        case .int32: return container | Int32(SF_FORMAT_PCM_32)
+        case .float32: return container | Int32(SF_FORMAT_FLOAT)
+        }
     }
 }
 
@@ -151,7 +144,7 @@ public final class SoundFileWriter: @unchecked Sendable {
     /// Bytes of the header as first written (the file's size with no audio in it).
     public let headerBytes: Int
     /// The most frames this file can take without passing what its container can describe
-    /// (AIFF's and WAV's 32-bit sizes: about 4 GiB). `write` refuses frames beyond it.
+    /// (AIFF's and AU's 32-bit sizes: about 4 GiB). `write` refuses frames beyond it.
     public let frameCapacity: Int64
     /// False for a pipe (its header is written once) and the lossy types (no header to refresh).
     private let refreshesHeader: Bool
@@ -273,6 +266,10 @@ public final class SoundFileWriter: @unchecked Sendable {
         self.descriptor = fd
         self.file = file
         self.quality = quality
+        if type == .wav {
+            // RIFF WAVE until the audio passes 4 GiB, then RF64 (before any header refresh below).
+            sf_command(file, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE))
+        }
         if var quality {
             // Before any audio: the encoder is set up with it at the first write.
             sf_command(file, Int32(SFC_SET_VBR_ENCODING_QUALITY), &quality, Int32(MemoryLayout<Double>.size))
@@ -406,28 +403,29 @@ public final class SoundFileWriter: @unchecked Sendable {
         switch sampleFormat {
         case .int16:
             written = shortScratch.withUnsafeMutableBufferPointer { out -> sf_count_t in
-                for index in 0..<samples {
-                    out[index] = Int16(bitPattern: UInt16(piece[2 * index]) << 8 | UInt16(piece[2 * index + 1]))
-                }
+                rk_samples_from_big_endian_16(piece.baseAddress?.assumingMemoryBound(to: UInt8.self), out.baseAddress, samples)
                 return sf_writef_short(file, out.baseAddress, sf_count_t(frames))
             }
-        case .int24, .int32:
-            let width = sampleFormat.bytesPerSample
+        case .int24:
             written = intScratch.withUnsafeMutableBufferPointer { out -> sf_count_t in
                 // libsndfile's ints carry the sample in their top bits: 24-bit ones shifted up by 8.
                 for index in 0..<samples {
-                    var raw: UInt32 = 0
-                    for byte in 0..<width { raw = raw << 8 | UInt32(piece[width * index + byte]) }
-                    out[index] = Int32(bitPattern: raw << (32 - 8 * UInt32(width)))
+                    let raw = UInt32(piece[3 * index]) << 24 | UInt32(piece[3 * index + 1]) << 16 | UInt32(piece[3 * index + 2]) << 8
+                    out[index] = Int32(bitPattern: raw)
+                }
+                return sf_writef_int(file, out.baseAddress, sf_count_t(frames))
+            }
+        case .int32:
+            written = intScratch.withUnsafeMutableBufferPointer { out -> sf_count_t in
+                out.withMemoryRebound(to: UInt32.self) { words in
+                    rk_samples_from_big_endian_32(piece.baseAddress?.assumingMemoryBound(to: UInt8.self), words.baseAddress, samples)
                 }
                 return sf_writef_int(file, out.baseAddress, sf_count_t(frames))
             }
         case .float32:
             written = floatScratch.withUnsafeMutableBufferPointer { out -> sf_count_t in
-                for index in 0..<samples {
-                    let raw = UInt32(piece[4 * index]) << 24 | UInt32(piece[4 * index + 1]) << 16
-                        | UInt32(piece[4 * index + 2]) << 8 | UInt32(piece[4 * index + 3])
-                    out[index] = Float(bitPattern: raw)
+                out.withMemoryRebound(to: UInt32.self) { words in
+                    rk_samples_from_big_endian_32(piece.baseAddress?.assumingMemoryBound(to: UInt8.self), words.baseAddress, samples)
                 }
                 return sf_writef_float(file, out.baseAddress, sf_count_t(frames))
             }
