@@ -79,7 +79,7 @@ struct CommandTests {
             #expect(stereo.stderr.isEmpty)
             let wav = try readSoundFile(directory + "/stereo.wav")
             #expect(wav.frames == 12_000 && wav.channels == 2 && wav.sampleRate == 48_000)
-            #expect(wav.container == Int32(SF_FORMAT_WAV))
+            #expect(wav.container == Int32(SF_FORMAT_WAVEX))
         }
     }
 

@@ -47,36 +47,13 @@ struct ConcurrencyTests {
                     // really was silent then. Allowed here, and only that: whole runs of zeros in place of the
                     // noise, with the noise in place on both sides (nothing lost or shifted by the recorder),
                     // under 5 % of the take. PulseAudio above is held to every sample.
-                    let runs = silentRuns(in: heard, against: noises[index])
+                    let noise = noises[index]
+                    let runs = sinkSilence(count: heard.count, isZero: { heard[$0] == 0 }, differs: { heard[$0] != noise[$0] })
                     #expect(runs.others == 0, "recorder \(index): \(runs.others) samples differ that are not silence")
                     #expect(runs.silenced < heard.count / 20, "recorder \(index): \(runs.silenced) samples of silence")
-                    if runs.silenced > 0 { print("recorder \(index): the sink was silent for \(runs.silenced) frames in \(runs.count) runs") }
+                    if runs.silenced > 0 { print("recorder \(index): the sink was silent for \(runs.silenced) frames in \(runs.runs) runs") }
                 }
             }
         }
     }
-}
-
-/// Where `heard` differs from `expected`: samples inside runs of at least 64 zeros (`silenced`, in
-/// `count` runs), and any other difference (`others`).
-private func silentRuns(in heard: [Int16], against expected: [Int16]) -> (silenced: Int, count: Int, others: Int) {
-    var silenced = 0, count = 0, others = 0, index = 0
-    while index < heard.count {
-        guard heard[index] != expected[index] else { index += 1; continue }
-        var end = index
-        while end < heard.count && heard[end] == 0 { end += 1 }
-        // A run of zeros covers the differing sample and reaches at least 64 samples (extended back over
-        // zeros the noise happened to hold too).
-        var begin = index
-        while begin > 0 && heard[begin - 1] == 0 { begin -= 1 }
-        if end - begin >= 64 {
-            silenced += (begin..<end).filter { heard[$0] != expected[$0] }.count
-            count += 1
-            index = end
-        } else {
-            others += 1
-            index += 1
-        }
-    }
-    return (silenced, count, others)
 }

@@ -157,32 +157,21 @@ struct FormatTests {
                     let start = try #require(place(values, in: noise, tolerance: tolerance), "\(path) does not hold the noise")
                     // A take that began before the noise reached this recorder's monitor (PipeWire's latencies
                     // differ per stream) holds silence until it: nothing else may differ.
-                    let off = values.indices.filter { index in
+                    func differs(_ index: Int) -> Bool {
                         let position = start + index
                         guard position >= 0 else { return values[index] != 0 }
                         return position >= noise.count || abs(values[index] * 32_768 - Double(noise[position])) > tolerance
                     }
+                    let off = values.indices.filter(differs)
                     if server.kind == .pulseaudio {
                         #expect(off.isEmpty, "\(path): \(off.count) samples differ, the first at \(off.first ?? -1)")
                     } else {
-                        // pipewire-pulse plays a block of silence when a player is late on a loaded machine
-                        // (measured in CI: 4096-frame blocks, one of them 3196 frames into this 0.5 s take):
-                        // runs of 64 or more zeros, two such blocks at most, are the sink's silence; nothing
-                        // else may differ.
-                        let isZero = values.map { $0 == 0 }
-                        var runLength = [Int](repeating: 0, count: values.count)
-                        var index = 0
-                        while index < values.count {
-                            guard isZero[index] else { index += 1; continue }
-                            var end = index
-                            while end < values.count && isZero[end] { end += 1 }
-                            for inside in index..<end { runLength[inside] = end - index }
-                            index = end
-                        }
-                        let other = off.filter { runLength[$0] < 64 }
-                        #expect(other.isEmpty && off.count <= 8_192,
-                                "\(path): \(other.count) samples differ that are not the sink's silence (\(off.count) in all), the first at \(other.first ?? -1)")
-                        if !off.isEmpty { print("\(path): the sink was silent for \(off.count) samples") }
+                        // The sink's silence (`sinkSilence`; measured in CI: a 4096-frame block 3196 frames
+                        // into this 0.5 s take), two such blocks at most; nothing else may differ.
+                        let runs = sinkSilence(count: values.count, isZero: { values[$0] == 0 }, differs: differs)
+                        #expect(runs.others == 0 && runs.silenced <= 8_192,
+                                "\(path): \(runs.others) samples differ that are not the sink's silence (\(off.count) in all), the first at \(off.first ?? -1)")
+                        if !off.isEmpty { print("\(path): the sink was silent for \(runs.silenced) samples") }
                     }
                     if type == .aiff { levels[sampleFormat] = recorder.lastRecording?.levels.map(\.peakPower) }
                 }

@@ -251,7 +251,7 @@ struct RecordingTests {
             let summary = try #require(try await recorder.waitForRecording())
             #expect(summary.frameCount == 55_125)
             let file = try readSoundFile(path)
-            #expect(file.frames == 55_125 && file.container == Int32(SF_FORMAT_WAV))
+            #expect(file.frames == 55_125 && file.container == Int32(SF_FORMAT_WAVEX))
             #expect(abs((file.samples.map { abs(Int($0)) }.max() ?? 0) - 16_384) <= 2)
         }
     }
@@ -275,7 +275,7 @@ struct RecordingTests {
                 let file = try readSoundFile(path)
                 let container: Int
                 switch type {
-                case .wav: container = SF_FORMAT_WAV
+                case .wav: container = SF_FORMAT_WAVEX  // RIFF WAVE, WAVE_FORMAT_EXTENSIBLE (RF64 past 4 GiB)
                 case .caf: container = SF_FORMAT_CAF
                 case .flac: container = SF_FORMAT_FLAC
                 case .aiff: container = SF_FORMAT_AIFF
