@@ -60,8 +60,9 @@ final class FileSession: @unchecked Sendable {
 
     /// Writes whole frames, moving on to the next numbered file at each file's limit (the closed file
     /// gets its `markers`). Calls `started` with each new file's path and the offset (in frames) of its
-    /// first frame in `bytes`.
-    func write(_ bytes: UnsafeRawBufferPointer, markers: [PendingMarker],
+    /// first frame in `bytes`. `sums` (of all of `bytes`, when measured already) go to the totals if
+    /// `bytes` is written in one piece; otherwise each piece is measured.
+    func write(_ bytes: UnsafeRawBufferPointer, markers: [PendingMarker], sums: [ChannelSums]? = nil,
                started: (String, Int) -> Void) throws(RecorderError) {
         let bytesPerFrame = format.bytesPerFrame
         var offset = 0
@@ -76,7 +77,11 @@ final class FileSession: @unchecked Sendable {
             let count = Int(min(room, Int64((bytes.count - offset) / bytesPerFrame))) * bytesPerFrame
             let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
             try writer.write(packets: slice)
-            totals.add(slice)
+            if let sums, count == bytes.count {
+                sums.withUnsafeBufferPointer { totals.add($0, frames: count / bytesPerFrame) }
+            } else {
+                totals.add(slice)
+            }
             offset += count
         }
     }
@@ -276,6 +281,8 @@ private final class DeliveryState: @unchecked Sendable {
     /// Frames delivered so far: where the next buffer starts.
     var position: Int64 = 0
     var meterScratch: [LevelMeterState]
+    /// The delivered buffer's sums per channel (one metering pass serves the level and the totals).
+    var meterSums: [ChannelSums]
     var outage: Outage?
     var failureReported = false
     /// A loss (dropped frames, a silent source) not reported yet: the notices that continue it are
@@ -292,6 +299,7 @@ private final class DeliveryState: @unchecked Sendable {
 
     init(format: StreamFormat) {
         meterScratch = Readout.silentLevels(format)
+        meterSums = [ChannelSums](repeating: ChannelSums(), count: format.channelCount)
     }
 }
 
@@ -711,7 +719,7 @@ final class Delivery: Sendable {
         reportNotices(endFrame: sessionEnd)
         if let loss = state.openLoss, loss.frame + loss.count < endFrame { closeLoss(endFrame: sessionEnd) }
 
-        readout.measure(bytes, into: &state.meterScratch)
+        readout.measure(bytes, into: &state.meterScratch, sums: &state.meterSums)
         // The file before the readings and the handler: a handler that stops the recording has its buffer
         // in the file, and a reader that sees a failed write's buffer already sees the recording ended.
         if let session = state.session {
@@ -721,7 +729,8 @@ final class Delivery: Sendable {
             }
             // (A take whose file could not be created has finished the recording.)
             if state.session === session,
-               write(bytes, startFrame: startFrame, to: session, end: sessionEnd, pauses: pauses, markers: markers),
+               write(bytes, startFrame: startFrame, to: session, end: sessionEnd, pauses: pauses, markers: markers,
+                     sums: state.meterSums),
                session.takes?.endsWithThisBuffer == true {
                 endTake(session)
             }
@@ -806,9 +815,11 @@ final class Delivery: Sendable {
 
     /// Writes the part of `bytes` (frames from `startFrame`) that belongs to `session`: from its start to
     /// `end`, paused frames left out, so the parts around a pause join without a frame lost or
-    /// repeated. Returns false if the write failed (the recording is then finished with the error).
+    /// repeated. `sums`, the measured sums of all of `bytes`, are added to the totals when all of it is
+    /// written (else the written part is measured again). Returns false if the write failed (the
+    /// recording is then finished with the error).
     private func write(_ bytes: UnsafeRawBufferPointer, startFrame: Int64, to session: FileSession,
-                       end: Int64?, pauses: [PauseSpan], markers: [PendingMarker]) -> Bool {
+                       end: Int64?, pauses: [PauseSpan], markers: [PendingMarker], sums: [ChannelSums]? = nil) -> Bool {
         let bytesPerFrame = format.bytesPerFrame
         let from = max(startFrame, session.startFrame)
         let to = min(startFrame + Int64(bytes.count / bytesPerFrame), end ?? Int64.max)
@@ -818,7 +829,7 @@ final class Delivery: Sendable {
             let slice = UnsafeRawBufferPointer(rebasing: bytes[
                 Int(part.lowerBound - startFrame) * bytesPerFrame ..< Int(part.upperBound - startFrame) * bytesPerFrame])
             do throws(RecorderError) {
-                try session.write(slice, markers: markers) { path, offset in
+                try session.write(slice, markers: markers, sums: slice.count == bytes.count ? sums : nil) { path, offset in
                     events.yield(.fileStarted(path: path, atFrame: part.lowerBound + Int64(offset)))
                 }
                 return true

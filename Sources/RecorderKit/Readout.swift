@@ -38,6 +38,18 @@
     /// and makes it the latest. The delivery thread, before the buffer is written.
     public func measure(_ bytes: UnsafeRawBufferPointer, into scratch: inout [LevelMeterState]) {
         scratch.withUnsafeMutableBufferPointer { LevelMeter.measure(bytes, sampleFormat: format.sampleFormat, into: $0) }
+        makeLatest(scratch)
+    }
+
+    /// `measure(_:into:)` that also leaves the buffer's sums in `sums` (one per channel), for the take's
+    /// totals: one pass over the samples serves both. The delivery thread.
+    func measure(_ bytes: UnsafeRawBufferPointer, into scratch: inout [LevelMeterState], sums: inout [ChannelSums]) {
+        let frames = sums.withUnsafeMutableBufferPointer { LevelMeter.sum(bytes, sampleFormat: format.sampleFormat, into: $0) }
+        for channel in scratch.indices where channel < sums.count { scratch[channel] = sums[channel].level(frames: frames) }
+        makeLatest(scratch)
+    }
+
+    private func makeLatest(_ scratch: [LevelMeterState]) {
         currentLevels.withLock { levels in
             for channel in levels.indices where channel < scratch.count { levels[channel] = scratch[channel] }
         }

@@ -63,4 +63,72 @@ private func sine(frames: Int, amplitude: Double, frequency: Double = 1000, rate
         #expect(LevelMeter.measure(bigEndianS16: [], channelCount: 2)
                 == [LevelMeterState(averagePower: -160, peakPower: -160), .init(averagePower: -160, peakPower: -160)])
     }
+
+    /// One metering pass serves the buffer's level and the take's totals: the sums it leaves, added to
+    /// the totals, give exactly what measuring the bytes again gives, and both agree with a per-sample
+    /// reference (clipping and a NaN included), for every sample format.
+    @Test(arguments: SampleFormat.allCases)
+    func theBuffersSumsGiveTheSameTotalsAsASecondPass(format: SampleFormat) {
+        let channels = 3, frames = 4410
+        var generator = SystemRandomNumberGenerator()
+        let scale: Double = switch format {
+        case .int16: 32_768
+        case .int24: 8_388_608
+        case .int32: 2_147_483_648
+        case .float32: 1
+        }
+        // Fractions of full scale, a few at and past it; one NaN for floats (it reads 0).
+        var values = (0..<(channels * frames)).map { _ in Double.random(in: -0.9...0.9, using: &generator) }
+        values[7] = -1
+        values[8] = (scale - 1) / scale
+        values[9 * channels + 1] = format == .float32 ? 1.25 : -1
+        if format == .float32 { values[5] = .nan }
+        var bytes: [UInt8] = []
+        for value in values {
+            switch format {
+            case .int16:
+                let sample = UInt16(bitPattern: Int16((value * scale).rounded(.down)))
+                bytes += [UInt8(sample >> 8), UInt8(sample & 0xff)]
+            case .int24:
+                let sample = UInt32(bitPattern: Int32((value * scale).rounded(.down)))
+                bytes += [UInt8((sample >> 16) & 0xff), UInt8((sample >> 8) & 0xff), UInt8(sample & 0xff)]
+            case .int32:
+                let sample = UInt32(bitPattern: Int32(clamping: Int64((value * scale).rounded(.down))))
+                bytes += [UInt8(sample >> 24), UInt8((sample >> 16) & 0xff), UInt8((sample >> 8) & 0xff), UInt8(sample & 0xff)]
+            case .float32:
+                let sample = Float(value).bitPattern
+                bytes += [UInt8(sample >> 24), UInt8((sample >> 16) & 0xff), UInt8((sample >> 8) & 0xff), UInt8(sample & 0xff)]
+            }
+        }
+        var byBytes = LevelTotals(channelCount: channels, sampleFormat: format)
+        var bySums = LevelTotals(channelCount: channels, sampleFormat: format)
+        var sums = [ChannelSums](repeating: ChannelSums(), count: channels)
+        var states = [LevelMeterState](repeating: LevelMeterState(averagePower: 0, peakPower: 0), count: channels)
+        bytes.withUnsafeBytes { raw in
+            byBytes.add(raw)
+            let counted = sums.withUnsafeMutableBufferPointer { LevelMeter.sum(raw, sampleFormat: format, into: $0) }
+            #expect(counted == frames)
+            sums.withUnsafeBufferPointer { bySums.add($0, frames: counted) }
+            states.withUnsafeMutableBufferPointer { LevelMeter.measure(raw, sampleFormat: format, into: $0) }
+        }
+        #expect(bySums == byBytes)
+        #expect(states == sums.map { $0.level(frames: frames) })
+        #expect(bySums.levels == states)
+        for channel in 0..<channels {
+            // The reference, sample by sample, from the values as stored.
+            var peak = 0.0, sumOfSquares = 0.0, clipped: Int64 = 0
+            for frame in 0..<frames {
+                let stored = values[frame * channels + channel]
+                let value = format == .float32 ? (stored.isNaN ? 0 : Double(Float(stored)))
+                    : (stored * scale).rounded(.down) / scale
+                peak = max(peak, abs(value))
+                sumOfSquares += value * value
+                if abs(value) >= (format == .float32 ? 1 : (scale - 1) / scale) { clipped += 1 }
+            }
+            #expect(bySums.clippedSamples[channel] == clipped)
+            #expect(abs(Double(bySums.levels[channel].peakPower) - 20 * log10(peak)) < 1e-4)
+            #expect(abs(Double(bySums.levels[channel].averagePower) - 10 * log10(sumOfSquares / Double(frames))) < 1e-4)
+        }
+        #expect(bySums.clippedSamples.reduce(0, +) == (format == .float32 ? 2 : 3))  // -1 twice and the positive maximum; floats: -1 and 1.25
+    }
 }

@@ -23,6 +23,23 @@ public struct LevelMeterState: Hashable, Sendable {
     }
 }
 
+/// One channel's sums over some samples, as fractions of full scale: what a buffer's level and a take's
+/// totals are both made of, so one pass over a buffer serves both.
+struct ChannelSums: Sendable {
+    /// The largest magnitude.
+    var peak = 0.0
+    /// The sum of the squared samples.
+    var sumOfSquares = 0.0
+    /// Samples at full scale (see `LevelTotals`).
+    var clipped: Int64 = 0
+
+    /// The level of these sums over `frames` frames: RMS and peak in dBFS.
+    func level(frames: Int) -> LevelMeterState {
+        let rms = frames > 0 ? (sumOfSquares / Double(frames)).squareRoot() : 0
+        return LevelMeterState(averagePower: LevelMeter.decibels(rms), peakPower: LevelMeter.decibels(peak))
+    }
+}
+
 /// The meter arithmetic, kept apart from capture so it can be tested on its own.
 public enum LevelMeter {
     /// Full scale for signed 16-bit samples.
@@ -40,24 +57,7 @@ public enum LevelMeter {
     /// frames reads silence; a partial last frame is left out.
     public static func measure(bigEndianS16 bytes: UnsafeRawBufferPointer,
                                into states: UnsafeMutableBufferPointer<LevelMeterState>) {
-        let channels = states.count
-        guard channels > 0 else { return }
-        let frames = bytes.count / (channels * 2)
-        for channel in 0..<channels {
-            var peak: Int32 = 0
-            var sumOfSquares: Double = 0
-            var index = channel * 2
-            for _ in 0..<frames {
-                let sample = Int32(Int16(bitPattern: UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1])))
-                let magnitude = sample < 0 ? -sample : sample
-                if magnitude > peak { peak = magnitude }
-                sumOfSquares += Double(sample * sample)
-                index += channels * 2
-            }
-            let rms = frames > 0 ? (sumOfSquares / Double(frames)).squareRoot() : 0
-            states[channel] = LevelMeterState(averagePower: decibels(rms / fullScale),
-                                              peakPower: decibels(Double(peak) / fullScale))
-        }
+        measure(bytes, sampleFormat: .int16, into: states)
     }
 
     /// Measures interleaved big-endian samples of `sampleFormat` (what a `Recorder` of that format
@@ -65,23 +65,64 @@ public enum LevelMeter {
     /// format's (±1.0 for floats, which may read above 0 dBFS; NaN and infinities read 0). Allocates nothing.
     public static func measure(_ bytes: UnsafeRawBufferPointer, sampleFormat: SampleFormat,
                                into states: UnsafeMutableBufferPointer<LevelMeterState>) {
-        guard sampleFormat != .int16 else { return measure(bigEndianS16: bytes, into: states) }
-        let channels = states.count
-        guard channels > 0 else { return }
-        let frames = bytes.count / (channels * sampleFormat.bytesPerSample)
-        for channel in 0..<channels {
-            var peak = 0.0
-            var sumOfSquares = 0.0
-            var index = channel
-            for _ in 0..<frames {
-                let value = sampleFormat.value(bytes, index)
-                peak = max(peak, abs(value))
-                sumOfSquares += value * value
-                index += channels
-            }
-            let rms = frames > 0 ? (sumOfSquares / Double(frames)).squareRoot() : 0
-            states[channel] = LevelMeterState(averagePower: decibels(rms), peakPower: decibels(peak))
+        guard states.count > 0 else { return }
+        withUnsafeTemporaryAllocation(of: ChannelSums.self, capacity: states.count) { sums in
+            let frames = sum(bytes, sampleFormat: sampleFormat, into: sums)
+            for channel in states.indices { states[channel] = sums[channel].level(frames: frames) }
         }
+    }
+
+    /// One pass over interleaved big-endian samples of `sampleFormat`: per channel (`sums.count` of
+    /// them), the largest magnitude, the sum of squares (both as fractions of full scale) and the samples
+    /// at full scale, written into `sums`. Returns the whole frames read. Allocates nothing.
+    ///
+    /// 16-bit samples are summed as integers (exact), then scaled by 2⁻³⁰: the same doubles a
+    /// per-sample sum of fractions gives, since every term and partial sum is exact below 2⁵³.
+    static func sum(_ bytes: UnsafeRawBufferPointer, sampleFormat: SampleFormat,
+                    into sums: UnsafeMutableBufferPointer<ChannelSums>) -> Int {
+        let channels = sums.count
+        guard channels > 0, let base = bytes.baseAddress else {
+            for channel in sums.indices { sums[channel] = ChannelSums() }
+            return 0
+        }
+        let frames = bytes.count / (channels * sampleFormat.bytesPerSample)
+        guard sampleFormat == .int16 else {
+            let clipLevel = sampleFormat.clipLevel
+            for channel in 0..<channels {
+                var result = ChannelSums()
+                var index = channel
+                for _ in 0..<frames {
+                    let value = sampleFormat.value(bytes, index)
+                    let magnitude = abs(value)
+                    if magnitude > result.peak { result.peak = magnitude }
+                    if magnitude >= clipLevel { result.clipped += 1 }
+                    result.sumOfSquares += value * value
+                    index += channels
+                }
+                sums[channel] = result
+            }
+            return frames
+        }
+        let stride = channels * 2
+        for channel in 0..<channels {
+            var peak: Int32 = 0
+            var sumOfSquares: Int64 = 0
+            var clipped: Int64 = 0
+            var offset = channel * 2
+            for _ in 0..<frames {
+                let sample = Int32(Int16(bitPattern: UInt16(bigEndian: base.loadUnaligned(fromByteOffset: offset,
+                                                                                           as: UInt16.self))))
+                let magnitude = sample < 0 ? -sample : sample
+                peak = max(peak, magnitude)
+                clipped += magnitude >= 32_767 ? 1 : 0
+                sumOfSquares += Int64(sample * sample)
+                offset += stride
+            }
+            sums[channel] = ChannelSums(peak: Double(peak) / fullScale,
+                                        sumOfSquares: Double(sumOfSquares) / (fullScale * fullScale),
+                                        clipped: clipped)
+        }
+        return frames
     }
 
     /// Convenience for tests and offline use: one state per channel of the given bytes (none for a
@@ -134,26 +175,20 @@ public struct LevelTotals: Sendable, Hashable {
     }
 
     private mutating func add(_ bytes: UnsafeRawBufferPointer, as format: SampleFormat) {
-        let channels = peaks.count
-        guard channels > 0 else { return }
-        let frameCount = bytes.count / (channels * format.bytesPerSample)
-        let clipLevel = format.clipLevel
-        for channel in 0..<channels {
-            var peak = peaks[channel]
-            var sum = 0.0
-            var clipped: Int64 = 0
-            var index = channel
-            for _ in 0..<frameCount {
-                let value = format.value(bytes, index)
-                let magnitude = abs(value)
-                if magnitude > peak { peak = magnitude }
-                if magnitude >= clipLevel { clipped += 1 }
-                sum += value * value
-                index += channels
-            }
-            peaks[channel] = peak
-            sumsOfSquares[channel] += sum
-            clippedSamples[channel] += clipped
+        guard !peaks.isEmpty else { return }
+        withUnsafeTemporaryAllocation(of: ChannelSums.self, capacity: peaks.count) { sums in
+            let frameCount = LevelMeter.sum(bytes, sampleFormat: format, into: sums)
+            add(UnsafeBufferPointer(sums), frames: frameCount)
+        }
+    }
+
+    /// Adds the sums of `frames` frames already measured (one per channel; `LevelMeter.sum`).
+    mutating func add(_ sums: UnsafeBufferPointer<ChannelSums>, frames frameCount: Int) {
+        guard sums.count == peaks.count else { return }
+        for channel in peaks.indices {
+            peaks[channel] = max(peaks[channel], sums[channel].peak)
+            sumsOfSquares[channel] += sums[channel].sumOfSquares
+            clippedSamples[channel] += sums[channel].clipped
         }
         frames += Int64(frameCount)
     }
