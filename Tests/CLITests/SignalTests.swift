@@ -133,8 +133,13 @@ struct SignalTests {
             while await lines.next() != nil {}
             let (status, stderr) = await process.wait()
             let exitTime = monotonicSeconds() - sent
+            print("signal \(signal): exit \(Int(exitTime * 1000)) ms after it")
             #expect(status == 0, "\(stderr)")
-            #expect(exitTime < 0.2, "exit \(exitTime) s after the signal")
+            // The stop waits for what the server had captured when asked. PulseAudio sends it at once (exit
+            // in 3–8 ms); pipewire-pulse sends a record stream's data a fragment (100 ms) at a time, so the
+            // exit there takes a buffer (95–102 ms measured), and 238 ms once in CI beside the day-long run.
+            let bound = server.kind == .pipewire ? 0.3 : 0.2
+            #expect(exitTime < bound, "exit \(exitTime) s after the signal")
             #expect(stderr.hasPrefix("recorded \(directory)/take.aiff: "))
             #expect(!stderr.contains("crash") && !stderr.contains("Backtrace"), "\(stderr)")
             #expect(stderr.hasSuffix("dropped 0 frames\n"))
@@ -187,8 +192,13 @@ struct SignalTests {
             while await lines.next() != nil {}
             let (status, stderr) = await process.wait()
             let exitTime = monotonicSeconds() - sent
+            print("signal \(signal): exit \(Int(exitTime * 1000)) ms after it")
             #expect(status == 0, "\(stderr)")
-            #expect(exitTime < 0.2, "exit \(exitTime) s after the signal")
+            // The stop waits for what the server had captured when asked. PulseAudio sends it at once (exit
+            // in 3–8 ms); pipewire-pulse sends a record stream's data a fragment (100 ms) at a time, so the
+            // exit there takes a buffer (95–102 ms measured), and 238 ms once in CI beside the day-long run.
+            let bound = server.kind == .pipewire ? 0.3 : 0.2
+            #expect(exitTime < bound, "exit \(exitTime) s after the signal")
             #expect(stderr.isEmpty, "\(stderr)")
         }
     }
