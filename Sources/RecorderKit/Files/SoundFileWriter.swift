@@ -125,6 +125,8 @@ public final class SoundFileWriter: @unchecked Sendable {
     private let sampleRate: Int
     private var file: OpaquePointer?
     private let descriptor: Int32
+    /// The writer's claim on the file (nil for standard output), released by `close()`.
+    private let lock: FileLock?
     /// True when the file stores the samples as captured (big-endian, same format), so captured bytes
     /// go in unchanged.
     private let writesRawBigEndian: Bool
@@ -166,7 +168,10 @@ public final class SoundFileWriter: @unchecked Sendable {
     ///
     /// One writer per file: the writer holds an exclusive `flock` on the file until `close()`. A file
     /// another writer holds (in this process or another) is refused with `.fileInUse` and left
-    /// untouched, even with `overwrite` (it is truncated only once the lock is held). Once a second of
+    /// untouched, even with `overwrite` (it is truncated only once the lock is held). A lock held by
+    /// another process is waited for up to `FileLock.patience` (0.25 s) first: a child this process
+    /// starts holds a copy of every descriptor from its fork until its exec, so a file closed a moment
+    /// ago can still be locked for that long. Once a second of
     /// audio, `write` checks that the file is still linked: a file deleted (or its directory removed, or
     /// replaced by a rename) under the writer fails the next write with `.writeFailed`, since everything
     /// written is then only in the deleted file.
@@ -239,16 +244,17 @@ public final class SoundFileWriter: @unchecked Sendable {
             fd = open(path, flags, 0o666)
             guard fd >= 0 else { throw Self.creationError(path: path, errno: errno) }
         }
-        if !toStandardOutput && flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            Glibc.close(fd)
-            throw RecorderError(.fileInUse,
-                "'\(path)' is in use by another recording and was left untouched; choose another name or stop that "
-                + "recording first", underlying: .init(.posix, code))
+        var held: FileLock?
+        if !toStandardOutput {
+            do { held = try FileLock(fd, path: path) } catch {
+                Glibc.close(fd)
+                throw error
+            }
         }
         if overwrite && !toStandardOutput && ftruncate(fd, 0) != 0 {
             let code = errno
             Glibc.close(fd)
+            held?.release()
             throw Self.creationError(path: path, errno: code)
         }
         // Standard output that cannot seek (a pipe): libsndfile streams into a relay that never lets a
@@ -260,10 +266,12 @@ public final class SoundFileWriter: @unchecked Sendable {
             let code = sf_error(nil)
             relay?.close(isStopping: { true })
             if relay == nil { Glibc.close(fd) }
+            held?.release()
             if !overwrite && !toStandardOutput { unlink(path) }  // only a file this call created; never someone else's
             throw RecorderError(.cannotCreateFile, "cannot create '\(path)': \(reason)", underlying: .init(.sndfile, code))
         }
         self.descriptor = fd
+        self.lock = held
         self.file = file
         self.quality = quality
         if type == .wav {
@@ -471,6 +479,7 @@ public final class SoundFileWriter: @unchecked Sendable {
         if fileType == .aiff && framesWritten == 0 { padEmptySoundChunk() }
         let stored = markers.isEmpty || MarkerChunk(type: fileType, markers: markers).map(appendChunk) ?? false
         if let pipe { pipe.close(isStopping: isStopping) } else { Glibc.close(descriptor) }
+        lock?.release()
         return stored
     }
 
@@ -530,5 +539,59 @@ public final class SoundFileWriter: @unchecked Sendable {
     deinit {
         assert(file == nil, "SoundFileWriter for '\(path)' deinitialized without close(): the header may not be final")
         close()
+    }
+}
+
+/// A writer's claim on its file: the process's set of files its writers hold (device and inode), and
+/// an exclusive `flock` for other processes.
+///
+/// The set answers "another writer in this process" at once and exactly. The `flock` alone could not:
+/// a child started by any thread of this process (a `Process`, `posix_spawn`) holds a copy of every
+/// descriptor, the lock's included, from its fork until its exec closes them (`O_CLOEXEC`), so for that
+/// moment a file its writer has closed still looks locked. A lock this process does not account for is
+/// therefore retried for up to `patience` before the file is called in use: longer than a child takes
+/// to exec on a loaded machine, short next to any real recording that holds the file.
+final class FileLock: Sendable {
+    private struct Identity: Hashable {
+        let device: UInt64
+        let inode: UInt64
+    }
+    private static let held = Locked<Set<Identity>>([])
+    /// How long a lock held outside this process's writers is retried, in nanoseconds.
+    static let patience: Int64 = 250_000_000
+    private let identity: Identity
+
+    /// Claims the file open at `fd` for one writer, or throws `.fileInUse` (the file untouched).
+    init(_ fd: Int32, path: String) throws(RecorderError) {
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            let code = errno
+            throw RecorderError(.cannotCreateFile, "cannot create '\(path)': \(String(cString: strerror(code))); choose another path",
+                                underlying: .init(.posix, code))
+        }
+        let identity = Identity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+        guard Self.held.withLock({ $0.insert(identity).inserted }) else { throw Self.inUse(path, code: EWOULDBLOCK) }
+        let deadline = monotonicNanoseconds() + Self.patience
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            if code != EWOULDBLOCK || monotonicNanoseconds() >= deadline {
+                _ = Self.held.withLock { $0.remove(identity) }
+                throw Self.inUse(path, code: code)
+            }
+            usleep(2_000)
+        }
+        self.identity = identity
+    }
+
+    /// Gives the claim up, once the descriptor (and with it the `flock`) is closed.
+    func release() {
+        _ = Self.held.withLock { $0.remove(identity) }
+    }
+
+    private static func inUse(_ path: String, code: Int32) -> RecorderError {
+        RecorderError(.fileInUse,
+            "'\(path)' is in use by another recording and was left untouched; choose another name or stop that "
+            + "recording first", underlying: .init(.posix, code))
     }
 }
