@@ -56,7 +56,8 @@ public final class Player: @unchecked Sendable {
     /// - Parameters:
     ///   - device: a sink name (see `Player.sinks()`), or nil for the server's default sink.
     ///   - server: a server address, or nil for libpulse's usual lookup (which honours `PULSE_SERVER`).
-    ///   - path: the file to play; "-" reads standard input (AU or FLAC from a pipe).
+    ///   - path: the file to play; "-" reads standard input (from a pipe: AU, WAV or Ogg, which
+    ///     libsndfile decodes there; any type from a redirected file).
     ///   - bufferCount: rotating buffers, 2…64.
     ///   - bufferDuration: each buffer's length in seconds, 0.01…2.
     ///   - clientName: the application name the server shows for the stream (`pactl list sink-inputs`).

@@ -6,19 +6,24 @@ enum DeviceMatch {
     /// The device name for `given`: a name as it is; an index ("3"); a description, exact or a unique
     /// beginning, any case; a unique beginning of a name. A name that matches nothing is returned as it
     /// is, so the library's "no such source" error (with the list to choose from) applies.
-    /// - Throws: a usage error when `given` begins several descriptions or names.
+    /// - Throws: a usage error when `given` is empty, is the description of several devices, or begins
+    ///   several descriptions or names (never a silent choice between them).
     static func resolve(_ given: String, among devices: [(index: Int, name: String, description: String)],
                         kind: String) throws -> String {
         if devices.contains(where: { $0.name == given }) { return given }
+        guard !given.isEmpty else {
+            writeError("recorder: an empty \(kind) name: give a name, an index or a description (see 'recorder \(kind)s')\n")
+            throw ExitCode(ExitStatus.usage)
+        }
         if let index = Int(given), let device = devices.first(where: { $0.index == index }) { return device.name }
-        if let device = devices.first(where: { $0.description == given }) { return device.name }
         let lowered = given.lowercased()
-        if let exact = devices.filter({ $0.description.lowercased() == lowered }).first { return exact.name }
-        let begun = devices.filter { $0.description.lowercased().hasPrefix(lowered) || $0.name.lowercased().hasPrefix(lowered) }
-        guard !given.isEmpty, begun.count > 1 else { return begun.first?.name ?? given }
-        writeError("recorder: '\(given)' begins the names of several \(kind)s: "
-                   + begun.map { "\($0.name) (\($0.description))" }.joined(separator: ", ")
-                   + "; give more of it (see 'recorder \(kind)s')\n")
+        let described = devices.filter { $0.description.lowercased() == lowered }
+        let matching = !described.isEmpty ? described
+            : devices.filter { $0.description.lowercased().hasPrefix(lowered) || $0.name.lowercased().hasPrefix(lowered) }
+        guard matching.count > 1 else { return matching.first?.name ?? given }
+        writeError("recorder: '\(given)' \(described.isEmpty ? "begins the names" : "is the description") of several \(kind)s: "
+                   + matching.map { "\($0.name) (\($0.description))" }.joined(separator: ", ")
+                   + "; \(described.isEmpty ? "give more of it, or" : "give") the name or index (see 'recorder \(kind)s')\n")
         throw ExitCode(ExitStatus.usage)
     }
 }

@@ -10,7 +10,7 @@ struct Play: AsyncParsableCommand {
         abstract: "Play sound files (any format libsndfile reads) with the live readout.",
         discussion: "In a terminal: space pauses and resumes, the left and right arrows seek 5 s, q stops.")
 
-    @Argument(help: "The files to play, one after another; - reads standard input (AU or FLAC from a pipe, as libsndfile reads one).")
+    @Argument(help: "The files to play, one after another; - reads standard input (from a pipe AU, WAV or Ogg; any type from a redirected file).")
     var files: [String]
 
     @Option(name: [.long, .customShort("d")], help: ArgumentHelp(

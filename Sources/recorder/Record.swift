@@ -8,13 +8,14 @@ extension FileType: ExpressibleByArgument {}
 
 struct Record: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Record into OUTPUT (.aiff, .wav, .caf, .flac, .au, .raw, .w64, .rf64; - for standard output) until --duration or Ctrl-C.",
+        abstract: "Record into OUTPUT (.aiff, .wav, .caf, .flac, .au, .raw, .w64, .rf64, .ogg, .opus, .mp3; - for standard output) until --duration or Ctrl-C.",
         discussion: """
             In a terminal: space pauses and resumes (the paused time is left out of the file), m drops a \
             marker, q stops (as Ctrl-C). SIGUSR1 drops a marker too. Markers are stored in AIFF (MARK) \
             and WAV (cue) files, and listed in the summary and the --levels-json events. \
-            With OUTPUT -, the audio goes to standard output (AU unless -t says raw or flac: a pipe takes \
-            only those), and the readout, the summary and the --levels-json lines to standard error.
+            With OUTPUT -, the audio goes to standard output (AU unless -t names another: a pipe takes \
+            au, raw, flac, ogg, opus and mp3), and the readout, the summary and the --levels-json lines \
+            to standard error.
             """)
 
     @Argument(help: "The file to write; it must not exist unless --force is given. - is standard output.")

@@ -7,7 +7,7 @@ import RecorderKit
 struct RecorderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recorder",
-        abstract: "Record audio from PulseAudio or PipeWire into AIFF, WAV, CAF, FLAC, AU, raw, W64 or RF64 (or a pipe), and play files, with dBFS meters.",
+        abstract: "Record audio from PulseAudio or PipeWire into AIFF, WAV, CAF, FLAC, AU, raw, W64, RF64, Ogg Vorbis, Opus or MP3 (or a pipe), and play files, with dBFS meters.",
         discussion: """
             Exit status: 0 success (also a stop by Ctrl-C, SIGTERM, SIGHUP or SIGQUIT); 64 usage error; \
             66 a file to analyze or play cannot be read; 69 server, source or sink unavailable; \
@@ -194,7 +194,7 @@ struct DisplayOptions: ParsableArguments {
         "The loudness target in LUFS (-70 to 0), marked on the loudness scale. Default: -23 (EBU R128).", valueName: "LUFS"))
     var loudnessTarget: Double?
 
-    /// The old spelling of --loudness-target (pw-record's --target is the device): still taken, with a note.
+    /// The old spelling of --loudness-target (pw-record's --target is the device): still taken, with a warning.
     @Option(name: .customLong("target"), parsing: .unconditional, help: .hidden)
     var oldTarget: Double?
 
@@ -210,7 +210,7 @@ struct DisplayOptions: ParsableArguments {
             throw ValidationError("invalid \(spelling) \(target): use a loudness between -70 and 0 LUFS, e.g. -23 (EBU R128) or -16")
         }
         if oldTarget != nil {
-            writeError("recorder: note: --target is now --loudness-target (pw-record's --target names the device); the old spelling will go\n")
+            writeError("recorder: warning: --target is now --loudness-target (pw-record's --target names the device); the old spelling will go\n")
         }
         if !MeterLimits.vuReference.contains(vuReference) {
             throw ValidationError("invalid --vu-reference \(vuReference): use a level between -60 and 0 dBFS, e.g. -18 (EBU) or -20 (SMPTE)")

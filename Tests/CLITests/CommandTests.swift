@@ -215,7 +215,7 @@ struct CommandTests {
     /// parecord/arecord/sox habits: short options (-d/--device for the source, -r, -c, -q), a source by
     /// index, by its description (exact, or a unique beginning in any case), a beginning shared by
     /// several sources refused in one line; `meter` without a terminal prints a line a second; the old
-    /// --target still works, with a note, as --loudness-target.
+    /// --target still works, with a warning (kept by -q), as --loudness-target; -t names a container; sinks match as sources do.
     @Test func commandLineHabitsOfParecordAndSoxUsers() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
@@ -241,15 +241,47 @@ struct CommandTests {
             let ambiguous = try await recorder(["meter", "--source", "monitor of", "--duration", "0.1"], server: server)
             #expect(ambiguous.status == 64)
             #expect(ambiguous.stderr.hasPrefix("recorder: 'monitor of' begins the names of several sources: ")
-                    && ambiguous.stderr.contains(PrivateServer.monoSink + ".monitor (") && ambiguous.stderr.hasSuffix("; give more of it (see 'recorder sources')\n"),
+                    && ambiguous.stderr.contains(PrivateServer.monoSink + ".monitor (") && ambiguous.stderr.hasSuffix("; give more of it, or the name or index (see 'recorder sources')\n"),
                     "\(ambiguous.stderr)")
+            // An exact description two sources share, and an empty name: refused, never a silent choice.
+            let shared = try await recorder(["meter", "-d", "Monitor of Null Output", "--duration", "0.1"], server: server)
+            #expect(shared.status == 64 && shared.stderr.hasPrefix("recorder: 'Monitor of Null Output' is the description of several sources: ")
+                    && shared.stderr.hasSuffix("; give the name or index (see 'recorder sources')\n"), "\(shared.stderr)")
+            let empty = try await recorder(["record", directory + "/empty.aiff", "-d", "", "--duration", "0.1"], server: server)
+            #expect(empty.status == 64 && empty.stderr == "recorder: an empty source name: give a name, an index or a description (see 'recorder sources')\n",
+                    "\(empty.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: directory + "/empty.aiff"))
+            // Sinks are matched the same way for play: by index and by a unique beginning of the name.
+            let tone = directory + "/tone.wav"
+            try writeWAV(tone, samples: noiseSamples(count: 4_410), channels: 1)
+            let sinks = try await recorder(["sinks", "--json"], server: server)
+            let sinkList = try sinks.stdout.split(separator: "\n").map { try JSONDecoder().decode(Source.self, from: Data($0.utf8)) }
+            let mono = try #require(sinkList.first { $0.name == PrivateServer.monoSink })
+            for given in ["\(mono.index)", String(PrivateServer.monoSink.prefix(4)).uppercased()] {
+                let played = try await recorder(["play", tone, "-d", given], server: server)
+                #expect(played.status == 0 && played.stderr == "played \(tone): 0.100 s to \(PrivateServer.monoSink)\n",
+                        "\(given): \(played.stderr)")
+            }
+            // -t (--type) names the container when the name does not say it.
+            for (name, option, type, container) in [("take.dat", "-t", "wav", SF_FORMAT_WAVEX), ("take.audio", "--type", "au", SF_FORMAT_AU)] {
+                let typed = try await recorder(["record", directory + "/" + name, option, type, "-d", PrivateServer.sineSource,
+                                                "-q", "--duration", "0.1"], server: server)
+                #expect(typed.status == 0 && typed.stderr.isEmpty, "\(typed.stderr)")
+                let read = try readSoundFile(directory + "/" + name)
+                #expect(read.container == Int32(container) && read.frames == 4_410, "\(name): \(read.format)")
+            }
             // Without a terminal or JSON, meter prints a plain line a second.
             let plain = try await recorder(["meter", "-d", PrivateServer.sineSource, "--duration", "2.05"], server: server)
             #expect(plain.status == 0)
             #expect(plain.stdout == "00:01.0 avg -9.03 pk -6.02 dBFS\n00:02.0 avg -9.03 pk -6.02 dBFS\n", "\(plain.stdout)")
             let old = try await recorder(["meter", "-d", PrivateServer.sineSource, "--duration", "0.1", "--meter", "loudness",
                                           "--target", "-16"], server: server)
-            #expect(old.status == 0 && old.stderr.hasPrefix("recorder: note: --target is now --loudness-target"), "\(old.stderr)")
+            #expect(old.status == 0 && old.stderr.hasPrefix("recorder: warning: --target is now --loudness-target"), "\(old.stderr)")
+            // --quiet: no readout, no summary, no notes; warnings and errors stay (one line here).
+            let quiet = try await recorder(["record", directory + "/quiet.aiff", "-q", "-d", PrivateServer.sineSource,
+                                            "--duration", "0.1", "--meter", "loudness", "--target", "-16"], server: server)
+            #expect(quiet.status == 0 && quiet.stderr == "recorder: warning: --target is now --loudness-target (pw-record's "
+                    + "--target names the device); the old spelling will go\n", "\(quiet.stderr)")
             let new = try await recorder(["meter", "-d", PrivateServer.sineSource, "--duration", "0.1", "--meter", "loudness",
                                           "--loudness-target", "-16"], server: server)
             #expect(new.status == 0 && new.stderr.isEmpty, "\(new.stderr)")

@@ -24,6 +24,9 @@ struct PipelineTests {
         ("au", "sox -t au - OUT"),
         ("raw", "sox -t raw -r 44100 -e signed-integer -b 16 -c 1 -L - OUT"),
         ("flac", "ffmpeg -nostdin -loglevel error -y -f flac -i - -c:a pcm_s16le OUT"),
+        ("au", "ffmpeg -nostdin -loglevel error -y -f au -i - -c:a pcm_s16le OUT"),
+        ("raw", "ffmpeg -nostdin -loglevel error -y -f s16le -ar 44100 -ac 1 -i - -c:a pcm_s16le OUT"),
+        ("flac", "sox -t flac - OUT"),
     ])
     func recordToStandardOutputFeedsSoxAndFFmpegBitExactly(type: String, reader: String) async throws {
         try await withPrivateServer { server in
@@ -55,8 +58,10 @@ struct PipelineTests {
             let result = try await pipeline.value
             #expect(result.status == 0, "\(result.stderr)")
             let take = try readSoundFile(out)
-            let start = try #require(firstIndex(of: Array(noise.prefix(64)), in: take.samples), "no noise in what \(type) carried")
-            #expect(Array(take.samples[start..<min(take.samples.count, start + noise.count)]) == noise)
+            let found = firstIndex(of: Array(noise.prefix(64)), in: take.samples)
+            let start = try #require(found, "no noise in what \(type) carried")
+            let exact = Array(take.samples[start..<min(take.samples.count, start + noise.count)]) == noise
+            #expect(exact, "\(type): the noise is not sample for sample in what the reader decoded")
             let errors = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
             #expect(errors.filter { $0.hasPrefix("{\"t\":") }.count >= 20, "the level lines are on stderr")
             #expect(errors.last?.hasPrefix("recorded standard output: ") == true
@@ -116,9 +121,11 @@ struct PipelineTests {
 
 @Suite(.timeLimit(.minutes(2)))
 struct PlayFromStandardInputTests {
-    /// `sox … -t au - | recorder play -`: the sink's monitor hears the noise sample for sample, with the
-    /// usual level lines and summary.
-    @Test func playReadsStandardInput() async throws {
+    /// `sox … -t au - | recorder play -` (and WAV the same way): the sink's monitor hears the noise
+    /// sample for sample, with the usual level lines and summary. FLAC from a pipe, which libsndfile
+    /// cannot decode, is one line saying what to send instead.
+    @Test(.serialized, arguments: ["au", "wav"])
+    func playReadsStandardInput(type: String) async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
             let noise = noiseSamples(count: 88_200, seed: 41)
@@ -127,7 +134,7 @@ struct PlayFromStandardInputTests {
             defer { ear.stop() }
             let readings = ear.levelReadings()
             try ear.record(to: directory + "/heard.aiff")
-            let command = "set -o pipefail; sox '\(directory)/noise.wav' -t au - | '\(try builtProduct("recorder"))' play - "
+            let command = "set -o pipefail; sox '\(directory)/noise.wav' -t \(type) - | '\(try builtProduct("recorder"))' play - "
                 + "-d \(PrivateServer.monoSink) --levels-json"
             let environment = server.clientEnvironment
             let result = try await offThread { try runProcess("bash", ["-c", command], environment: environment) }
@@ -143,9 +150,16 @@ struct PlayFromStandardInputTests {
             }
             _ = try await ear.stopRecording()
             let heard = try readSoundFile(directory + "/heard.aiff").samples
-            let start = try #require(firstIndex(of: Array(noise.prefix(64)), in: heard), "the monitor did not hear the noise")
-            #expect(Array(heard[start..<min(heard.count, start + noise.count)]) == noise)
+            let found = firstIndex(of: Array(noise.prefix(64)), in: heard)
+            let start = try #require(found, "the monitor did not hear the noise")
+            let exact = Array(heard[start..<min(heard.count, start + noise.count)]) == noise
+            #expect(exact, "\(type): the monitor did not hear the noise sample for sample")
 
+            let flac = "sox '\(directory)/noise.wav' -t flac - | '\(try builtProduct("recorder"))' play - -d \(PrivateServer.monoSink)"
+            let refused = try await offThread { try runProcess("bash", ["-c", flac], environment: environment) }
+            #expect(refused.status == 66 && refused.stderr == "recorder: cannot read standard input: flac decoder lost sync; from a pipe "
+                    + "libsndfile reads AU, WAV and Ogg: send one of those (sox … -t au -), or redirect a file (< take.flac)\n",
+                    "\(refused.stderr)")
             let twice = try await recorder(["play", "-", "-"], server: server)
             #expect(twice.status == 64 && twice.stderr.contains("give - (standard input) once"), "\(twice.stderr)")
         }

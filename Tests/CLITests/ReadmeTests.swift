@@ -104,6 +104,42 @@ struct ReadmeTests {
         #expect(sessions.allSatisfy { !$0.steps.isEmpty && $0.steps.allSatisfy { $0.command.contains("recorder") } }, "\(sessions)")
     }
 
+    /// The usage summary at the top of the README names every option each subcommand's help lists, and
+    /// no other.
+    @Test(arguments: ["record", "meter", "play", "sources", "sinks", "analyze"])
+    func theUsageSummaryNamesEveryOptionOfTheHelp(subcommand: String) throws {
+        let lines = try String(contentsOfFile: readmePath, encoding: .utf8).components(separatedBy: "\n")
+        let first = try #require(lines.firstIndex { $0.hasPrefix("recorder \(subcommand) ") }, "no usage line for \(subcommand)")
+        var usage = lines[first]
+        for line in lines[(first + 1)...] {
+            guard line.hasPrefix(" ") else { break }
+            usage += line
+        }
+        let help = try runProcess(try builtProduct("recorder"), [subcommand, "--help"], environment: ["COLUMNS": "200"])
+        func options(_ text: String) -> Set<String> {
+            Set(text.matches(of: /--[a-z][a-z0-9-]+/).map { String($0.output) })
+        }
+        // The options section's names: a line that begins with a dash, up to its description.
+        let names = help.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { $0.hasPrefix("-") }.map { $0.components(separatedBy: "  ")[0] }
+        let listed = options(names.joined(separator: " ")).subtracting(["--help", "--version"])
+        #expect(!listed.isEmpty)
+        #expect(options(usage) == listed, "README: \(options(usage).sorted()), help: \(listed.sorted())")
+    }
+
+    /// The embedding example is the file `EmbeddingTests` builds and runs, so it compiles and does
+    /// what it shows.
+    @Test func theEmbeddingExampleIsTheExamplePackagesSource() throws {
+        let source = "Examples/ExternalPackage/Sources/take/main.swift"
+        let lines = try String(contentsOfFile: readmePath, encoding: .utf8).components(separatedBy: "\n")
+        let marker = try #require(lines.firstIndex(of: "<!-- \(source) -->"), "the README quotes \(source)")
+        #expect(lines[marker + 1] == "```swift")
+        let end = try #require(lines[(marker + 2)...].firstIndex(of: "```"))
+        let quoted = lines[(marker + 2)..<end].joined(separator: "\n") + "\n"
+        let root = URL(fileURLWithPath: readmePath).deletingLastPathComponent()
+        #expect(quoted == (try String(contentsOf: root.appendingPathComponent(source), encoding: .utf8)))
+    }
+
     @Test(.enabled(if: ServerKind.current == .pulseaudio, "the README's outputs are PulseAudio's (source indices, names)"),
           arguments: try ReadmeSession.all(in: readmePath))
     func theREADMEExampleRunsAndPrintsWhatItShows(session: ReadmeSession) async throws {

@@ -187,7 +187,7 @@ struct ErrorTests {
             try recorder.record(to: path, duration: 5)
             let error = expectError(.writeFailed) { _ = try recorder.waitForRecording() }
             #expect(error?.message.contains(path) == true)
-            #expect(error?.message.contains("No space left on device") == true, "\(error?.message ?? "")")
+            #expect(error?.message.contains("failed after") == true && error?.message.contains(": No space left on device; the file was closed with what was written") == true, "\(error?.message ?? "")")
             let summary = try #require(recorder.lastRecording)
             #expect(summary.error == error)
             #expect(summary.frameCount > 0)

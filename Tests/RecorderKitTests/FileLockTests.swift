@@ -23,18 +23,44 @@ struct FileLockTests {
 
     /// The original failure (CI, ControlPathTests): a take closed and recorded again at once was
     /// refused because a test running beside it had just started a child, which held a copy of the
-    /// closed file's locked descriptor until its exec.
+    /// closed file's locked descriptor until its exec. Here another process holds the lock until it is
+    /// told to let go, 20 ms after the writer asked for the file; all of it on threads of its own (not
+    /// the test runner's cooperative threads, which other suites may keep busy).
     @Test func aLockAnotherProcessHoldsForAMomentIsWaitedFor() async throws {
-        let path = try temporaryDirectory() + "/brief.aiff"
+        let directory = try temporaryDirectory()
+        let path = directory + "/brief.aiff", held = directory + "/held", release = directory + "/release"
         #expect(FileManager.default.createFile(atPath: path, contents: nil))
-        let holder = try await holdLock(on: path, running: "sleep 0.1")
-        let began = monotonicSeconds()
-        let writer = try SoundFileWriter(path: path, format: format, overwrite: true)
-        let waited = monotonicSeconds() - began
-        try tenMilliseconds.withUnsafeBytes { try writer.write(packets: $0) }
-        writer.close()
-        #expect(waited > 0.02, "the lock was released before the writer asked: the test proves nothing")
-        #expect(await holder.wait().status == 0)
+        #expect(mkfifo(release, 0o600) == 0)
+        let format = self.format, audio = tenMilliseconds
+        let waits = try await offThread { () -> [Double] in
+            var waits: [Double] = []
+            // Until the writer is seen to wait (a loaded machine can start it after the release).
+            for _ in 0..<5 {
+                unlink(held)
+                let script = "exec 9>>\"$0\"; flock --exclusive 9 || exit 1; : >\"$1\"; read line <\"$2\""
+                let holder = try RunningProcess("/bin/sh", ["-c", script, path, held, release],
+                                                environment: ["PATH": "/usr/bin:/bin"])
+                let deadline = monotonicSeconds() + 20
+                while access(held, F_OK) != 0 {
+                    guard monotonicSeconds() < deadline else { throw TestFailure("the holder did not take the lock") }
+                    usleep(1_000)
+                }
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) {
+                    let fd = open(release, O_WRONLY)
+                    _ = write(fd, "go\n", 3)
+                    close(fd)
+                }
+                let began = monotonicSeconds()
+                let writer = try SoundFileWriter(path: path, format: format, overwrite: true)
+                waits.append(monotonicSeconds() - began)
+                try audio.withUnsafeBytes { try writer.write(packets: $0) }
+                writer.close()
+                guard holder.waitBlocking().status == 0 else { throw TestFailure("the holder failed") }
+                if waits.last! > 0.005 { break }
+            }
+            return waits
+        }
+        #expect(waits.contains { $0 > 0.005 }, "the writer never asked while the lock was held: \(waits)")
         #expect(try readSoundFile(path).frames == 441)
     }
 

@@ -26,9 +26,28 @@ final class SoundFileReader: @unchecked Sendable {
     /// - Throws: `.cannotReadFile` naming the path and libsndfile's reason.
     init(path: String) throws(RecorderError) {
         var info = SF_INFO()
+        // (Asked first: a failed sf_open of "-" closes standard input.)
+        var status = stat()
+        let fromPipe = path == "-" && fstat(STDIN_FILENO, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO
         guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+            // A file that cannot be opened at all: the system's reason and what to check.
+            if path != "-" && access(path, R_OK) != 0 {
+                let code = errno
+                throw RecorderError(.cannotReadFile,
+                    "cannot read '\(path)': \(String(cString: strerror(code))); "
+                    + (code == ENOENT || code == ENOTDIR ? "check the path" : "check the file's permissions"),
+                    underlying: .init(.posix, code))
+            }
+            if fromPipe {
+                // libsndfile (1.2) decodes AU, WAV and Ogg from a pipe; FLAC loses sync there, because
+                // its decoder starts after the bytes libsndfile read to tell the type.
+                throw RecorderError(.cannotReadFile,
+                    "cannot read standard input: \(sndfileReason(nil)); from a pipe libsndfile reads AU, WAV and Ogg: "
+                    + "send one of those (sox … -t au -), or redirect a file (< take.flac)",
+                    underlying: .init(.sndfile, sf_error(nil)))
+            }
             throw RecorderError(.cannotReadFile,
-                "cannot read '\(path)': \(String(cString: sf_strerror(nil))); give a sound file libsndfile opens (WAV, AIFF, CAF, FLAC, …)",
+                "cannot read '\(path)': \(sndfileReason(nil)); give a sound file libsndfile opens (WAV, AIFF, CAF, FLAC, …)",
                 underlying: .init(.sndfile, sf_error(nil)))
         }
         self.path = path
@@ -67,7 +86,7 @@ final class SoundFileReader: @unchecked Sendable {
         let code = sf_error(file)
         guard code != 0 else { return nil }
         return RecorderError(.readFailed,
-            "cannot read '\(path)' on: \(String(cString: sf_strerror(file))); the file is damaged or cut short",
+            "cannot read '\(path)' on: \(sndfileReason(file)); the file is damaged or cut short",
             underlying: .init(.sndfile, code))
     }
 
@@ -123,4 +142,14 @@ final class SoundFileReader: @unchecked Sendable {
         }
         return 0
     }
+}
+
+/// libsndfile's error text for `file` (nil: the last failed open) as a clause of one of our lines:
+/// without its "System error : " or "Error : " prefix and its closing period ("System error : No space left on
+/// device." reads "No space left on device").
+func sndfileReason(_ file: OpaquePointer?) -> String {
+    var text = String(cString: sf_strerror(file))
+    for prefix in ["System error : ", "Error : "] where text.hasPrefix(prefix) { text.removeFirst(prefix.count) }
+    while text.hasSuffix(".") || text.hasSuffix(" ") { text.removeLast() }
+    return text
 }

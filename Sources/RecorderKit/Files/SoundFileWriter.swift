@@ -169,7 +169,7 @@ public final class SoundFileWriter: @unchecked Sendable {
     /// One writer per file: the writer holds an exclusive `flock` on the file until `close()`. A file
     /// another writer holds (in this process or another) is refused with `.fileInUse` and left
     /// untouched, even with `overwrite` (it is truncated only once the lock is held). A lock held by
-    /// another process is waited for up to `FileLock.patience` (0.25 s) first: a child this process
+    /// another process is waited for up to `FileLock.patience` (0.5 s) first: a child this process
     /// starts holds a copy of every descriptor from its fork until its exec, so a file closed a moment
     /// ago can still be locked for that long. Once a second of
     /// audio, `write` checks that the file is still linked: a file deleted (or its directory removed, or
@@ -179,7 +179,7 @@ public final class SoundFileWriter: @unchecked Sendable {
     /// `path` "-" is the process's standard output (a pipe, or a file it was redirected to), as for sox
     /// and parecord: written through a duplicate of descriptor 1 (closed by `close()`), with no lock and
     /// no deletion check; AU is the type unless `fileType` names another. A pipe takes only the types
-    /// that stream (`FileType.streams`: AU, raw, FLAC).
+    /// that stream (`FileType.streams`: AU, raw, FLAC, Ogg Vorbis, Opus, MP3).
     /// - Parameters:
     ///   - path: the file to create, or "-" for standard output.
     ///   - format: the rate and channel count of the packets `write` will be given.
@@ -262,7 +262,7 @@ public final class SoundFileWriter: @unchecked Sendable {
         let relay = toStandardOutput && lseek(fd, 0, SEEK_CUR) < 0
             ? PipeOutput(output: fd, bytesPerFrame: format.bytesPerFrame, encodes: type == .flac || type.isLossy) : nil
         guard let file = sf_open_fd(relay?.sndfileDescriptor ?? fd, Int32(SFM_WRITE), &info, 0) else {
-            let reason = String(cString: sf_strerror(nil))
+            let reason = sndfileReason(nil)
             let code = sf_error(nil)
             relay?.close(isStopping: { true })
             if relay == nil { Glibc.close(fd) }
@@ -442,7 +442,7 @@ public final class SoundFileWriter: @unchecked Sendable {
     }
 
     private func writeError() -> RecorderError {
-        let reason = String(cString: sf_strerror(file))
+        let reason = sndfileReason(file)
         let systemError = errno
         if isStandardOutput {
             let gone = systemError == EPIPE
@@ -558,7 +558,7 @@ final class FileLock: Sendable {
     }
     private static let held = Locked<Set<Identity>>([])
     /// How long a lock held outside this process's writers is retried, in nanoseconds.
-    static let patience: Int64 = 250_000_000
+    static let patience: Int64 = 500_000_000
     private let identity: Identity
 
     /// Claims the file open at `fd` for one writer, or throws `.fileInUse` (the file untouched).

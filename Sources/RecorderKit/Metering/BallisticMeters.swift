@@ -182,7 +182,10 @@ public struct VUMeter: Sendable {
 public struct PPMMeter: Sendable {
     /// IEC 60268-10 type I (DIN, `ppm1`) or type II (BBC/EBU, `ppm2`).
     public enum Kind: String, Sendable, CaseIterable {
-        case typeI = "ppm1", typeII = "ppm2"
+        /// Type I, the DIN PPM (`ppm1`): 5 ms burst, 20 dB fall in 1.7 s, read in dB.
+        case typeI = "ppm1"
+        /// Type II, the BBC/EBU PPM (`ppm2`): 10 ms burst, 24 dB fall in 2.8 s, read in marks.
+        case typeII = "ppm2"
 
         /// The burst that must read −2 dB.
         public var burst: Double { self == .typeI ? 0.005 : 0.010 }
