@@ -272,6 +272,40 @@ struct HostileFileTests {
         #expect(nothing.duration_s == 0 && nothing.missing_frames == 0 && nothing.rms_dbfs == [nil] && nothing.true_peak_dbtp == [nil])
     }
 
+    /// `analyze -` reads standard input: redirected from a file, any type, measured exactly as the file
+    /// (25 s, so the true peak's parallel 10 s segments each read the file through a reader of their
+    /// own: libsndfile read "-" as a pipe, a FLAC so gave 0.09 s of 1 s and a CAF nothing); from a pipe,
+    /// AU and WAV the same, and FLAC, which libsndfile cannot decode from a pipe, one line saying what to do.
+    @Test func standardInputIsMeasuredAsTheFileFromARedirectAndFromAPipe() async throws {
+        let directory = try temporaryDirectory()
+        let source = directory + "/noise.wav"
+        try writeWAV(source, samples: noiseSamples(count: 1_102_500, seed: 9), channels: 1)
+        let reference = try await recorder(["analyze", "--json", source])
+        #expect(reference.status == 0, "\(reference.stderr)")
+        let expected = try JSONDecoder().decode(AnalysisLine.self, from: Data(reference.stdout.utf8))
+        #expect(expected.duration_s == 25)
+        let program = try builtProduct("recorder")
+        for type in ["flac", "caf", "wav"] {
+            let file = directory + "/copy." + type
+            #expect(try runProcess("sox", [source, file]).status == 0)
+            for (how, command) in [("redirected", "'\(program)' analyze --json - < '\(file)'"),
+                                   ("piped", "sox -V1 '\(source)' -t \(type == "wav" ? "wav" : "au") - | '\(program)' analyze --json -")]
+            where how == "redirected" || type != "caf" {
+                let result = try runProcess("bash", ["-c", command])
+                #expect(result.status == 0 && result.stderr.isEmpty, "\(type) \(how): \(result.stderr)")
+                let line = try JSONDecoder().decode(AnalysisLine.self, from: Data(result.stdout.utf8))
+                #expect(line.file == "-" && line.duration_s == expected.duration_s && line.missing_frames == 0
+                        && line.sample_peak_dbfs == expected.sample_peak_dbfs && line.true_peak_dbtp == expected.true_peak_dbtp
+                        && line.rms_dbfs == expected.rms_dbfs && line.integrated_lufs == expected.integrated_lufs,
+                        "\(type) \(how): \(result.stdout)")
+            }
+        }
+        let flac = try runProcess("bash", ["-c", "sox '\(source)' -t flac - | '\(program)' analyze -"])
+        #expect(flac.status == 66 && flac.stderr == "recorder: cannot read standard input: flac decoder lost sync; from a pipe "
+                + "libsndfile reads AU, WAV and Ogg: send one of those (sox … -t au -), or redirect a file (< take.flac)\n",
+                "\(flac.stderr)")
+    }
+
     /// Every bad file gives valid JSON or a one-line error: empty, garbage, a header only, all NaN, silent.
     @Test func everyOutputIsValidJSONForEveryBadFile() async throws {
         let directory = try temporaryDirectory()

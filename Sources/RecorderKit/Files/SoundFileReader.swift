@@ -21,6 +21,8 @@ final class SoundFileReader: @unchecked Sendable {
     /// libsndfile's SF_FORMAT_* value: container | subtype | endianness.
     let sndfileFormat: Int32
     private var file: OpaquePointer?
+    /// Standard input's file opened anew when it was redirected from one, closed with the file (-1: none).
+    private var ownedDescriptor: Int32 = -1
 
     /// Opens `path`.
     /// - Throws: `.cannotReadFile` naming the path and libsndfile's reason.
@@ -28,8 +30,23 @@ final class SoundFileReader: @unchecked Sendable {
         var info = SF_INFO()
         // (Asked first: a failed sf_open of "-" closes standard input.)
         var status = stat()
-        let fromPipe = path == "-" && fstat(STDIN_FILENO, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO
-        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+        let stdinType = path == "-" && fstat(STDIN_FILENO, &status) == 0 ? status.st_mode & S_IFMT : 0
+        let fromPipe = stdinType == S_IFIFO
+        var opened: OpaquePointer?
+        if stdinType == S_IFREG {
+            // Standard input redirected from a file: libsndfile reads "-" as a pipe whatever it is (a
+            // FLAC read so gave 0.09 s of 1 s, a CAF nothing), so the file is opened anew, as the file
+            // it is: seekable, any type, with an offset of its own (the analysis reads segments of one
+            // file through several readers at once, which a shared descriptor would mix up).
+            let reopened = open("/proc/self/fd/0", O_RDONLY | O_CLOEXEC)
+            if reopened >= 0 {
+                opened = sf_open_fd(reopened, Int32(SFM_READ), &info, Int32(SF_FALSE))
+                if opened == nil { Glibc.close(reopened) } else { ownedDescriptor = reopened }
+            }
+        } else {
+            opened = sf_open(path, Int32(SFM_READ), &info)
+        }
+        guard let file = opened else {
             // A file that cannot be opened at all: the system's reason and what to check.
             if path != "-" && access(path, R_OK) != 0 {
                 let code = errno
@@ -70,6 +87,8 @@ final class SoundFileReader: @unchecked Sendable {
     func close() {
         if let file { sf_close(file) }
         file = nil
+        if ownedDescriptor >= 0 { Glibc.close(ownedDescriptor) }
+        ownedDescriptor = -1
     }
 
     /// Reads up to `frames` interleaved frames into `destination`; returns how many were read (0 at the
