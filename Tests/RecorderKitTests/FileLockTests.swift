@@ -35,7 +35,7 @@ struct FileLockTests {
         let waits = try await offThread { () -> [Double] in
             var waits: [Double] = []
             // Until the writer is seen to wait (a loaded machine can start it after the release).
-            for _ in 0..<5 {
+            for _ in 0..<10 {
                 unlink(held)
                 let script = "exec 9>>\"$0\"; flock --exclusive 9 || exit 1; : >\"$1\"; read line <\"$2\""
                 let holder = try RunningProcess("/bin/sh", ["-c", script, path, held, release],
@@ -51,7 +51,15 @@ struct FileLockTests {
                     close(fd)
                 }
                 let began = monotonicSeconds()
-                let writer = try SoundFileWriter(path: path, format: format, overwrite: true)
+                let writer: SoundFileWriter
+                do {
+                    writer = try SoundFileWriter(path: path, format: format, overwrite: true)
+                } catch let error as RecorderError where error.code == .fileInUse {
+                    // The holder was not scheduled to let go within the patience (seen in CI's
+                    // loaded serverless stage): this attempt proves nothing either way; try again.
+                    _ = holder.waitBlocking()
+                    continue
+                }
                 waits.append(monotonicSeconds() - began)
                 try audio.withUnsafeBytes { try writer.write(packets: $0) }
                 writer.close()

@@ -33,16 +33,14 @@ final class SoundFileReader: @unchecked Sendable {
         let stdinType = path == "-" && fstat(STDIN_FILENO, &status) == 0 ? status.st_mode & S_IFMT : 0
         let fromPipe = stdinType == S_IFIFO
         var opened: OpaquePointer?
-        if stdinType == S_IFREG {
-            // Standard input redirected from a file: libsndfile reads "-" as a pipe whatever it is (a
-            // FLAC read so gave 0.09 s of 1 s, a CAF nothing), so the file is opened anew, as the file
-            // it is: seekable, any type, with an offset of its own (the analysis reads segments of one
-            // file through several readers at once, which a shared descriptor would mix up).
-            let reopened = open("/proc/self/fd/0", O_RDONLY | O_CLOEXEC)
-            if reopened >= 0 {
-                opened = sf_open_fd(reopened, Int32(SFM_READ), &info, Int32(SF_FALSE))
-                if opened == nil { Glibc.close(reopened) } else { ownedDescriptor = reopened }
-            }
+        // Standard input redirected from a file: libsndfile reads "-" as a pipe whatever it is (a FLAC
+        // read so gave 0.09 s of 1 s, a CAF nothing), so the file is opened anew, as the file it is:
+        // seekable, any type, with an offset of its own (the analysis reads segments of one file through
+        // several readers at once, which a shared descriptor would mix up). Without /proc, as before.
+        let reopened = stdinType == S_IFREG ? open("/proc/self/fd/0", O_RDONLY | O_CLOEXEC) : -1
+        if reopened >= 0 {
+            opened = sf_open_fd(reopened, Int32(SFM_READ), &info, Int32(SF_FALSE))
+            if opened == nil { Glibc.close(reopened) } else { ownedDescriptor = reopened }
         } else {
             opened = sf_open(path, Int32(SFM_READ), &info)
         }
