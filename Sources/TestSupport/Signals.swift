@@ -95,36 +95,6 @@ public func decodedFrames(_ path: String) throws -> (frames: Int64, statedFrames
     return (decoded, Int64(info.frames))
 }
 
-/// Where a take differs from what was played: samples inside runs of at least 64 zeros (`silenced`, in
-/// `runs` runs) and any other difference (`others`). pipewire-pulse, when a player is late on a loaded
-/// machine, plays a block of silence and skips the late data (measured in CI: 4096-frame blocks): the
-/// sink really was silent then, so its tests allow such runs, bounded, and nothing else.
-/// - Parameters:
-///   - count: the take's samples.
-///   - isZero: whether the take's sample at an index is 0.
-///   - differs: whether it differs from what was played there.
-public func sinkSilence(count: Int, isZero: (Int) -> Bool, differs: (Int) -> Bool) -> (silenced: Int, runs: Int, others: Int) {
-    var silenced = 0, runs = 0, others = 0, index = 0
-    while index < count {
-        guard differs(index) else { index += 1; continue }
-        // A run of zeros covers the differing sample and reaches at least 64 samples (extended back over
-        // zeros the played signal happened to hold too).
-        var end = index
-        while end < count && isZero(end) { end += 1 }
-        var begin = index
-        while begin > 0 && isZero(begin - 1) { begin -= 1 }
-        if end - begin >= 64 && isZero(index) {
-            silenced += (begin..<end).filter(differs).count
-            runs += 1
-            index = end
-        } else {
-            others += 1
-            index += 1
-        }
-    }
-    return (silenced, runs, others)
-}
-
 /// Where `needle` first stands contiguously in `haystack`, or nil.
 public func firstIndex(of needle: [Int16], in haystack: [Int16]) -> Int? {
     guard !needle.isEmpty, haystack.count >= needle.count else { return nil }

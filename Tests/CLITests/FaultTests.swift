@@ -123,57 +123,6 @@ struct FaultTests {
 struct FaultCommandTests {
     private let monitor = PrivateServer.monoSink + ".monitor"
 
-    /// Starts `recorder record PATH --source MONITOR --levels-json EXTRA…` and returns it once it has
-    /// reported its first buffer.
-    private func started(_ path: String, _ server: PrivateServer, _ extra: [String] = []) async throws -> RunningProcess {
-        let process = try RunningProcess(try builtProduct("recorder"),
-            ["record", path, "--source", monitor, "--levels-json"] + extra, environment: server.clientEnvironment)
-        for await _ in process.lines { return process }
-        throw TestFailure("recorder ended before its first buffer: \(await process.wait().stderr)")
-    }
-
-    @Test func withReconnectTheServerComingBackLeavesAGapReportedInTheSummaryAndTheJSON() async throws {
-        try await withPrivateServer { server in
-            let directory = try temporaryDirectory()
-            let noise = noiseSamples(count: 22_050, seed: 11)
-            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
-            let path = directory + "/take.aiff"
-            let process = try await started(path, server, ["--reconnect", "--reconnect-timeout", "30"])
-            let crashed = monotonicSeconds()
-            await server.crash()
-            try await server.restart()
-            let outage = monotonicSeconds() - crashed
-            // Once the recorder is back on the server, its gap line arrives; then play and stop.
-            var output: [String] = []
-            for await line in process.lines {
-                output.append(line)
-                if line.contains("\"event\": \"gap\"") { break }
-            }
-            try await server.play(directory + "/noise.wav")
-            let done = Task { var rest: [String] = []; for await line in process.lines { rest.append(line) }; return rest }
-            process.send(SIGINT)
-            output += await done.value
-            let (status, stderr) = await process.wait()
-            #expect(status == 0, "\(stderr)")
-            let events = try eventLines(output.joined(separator: "\n"))
-            #expect(events.map(\.event) == ["interrupted", "gap"])
-            let gap = try #require(events.last)
-            #expect(gap.reason == "server-lost" && (gap.duration_s ?? 0) > 0 && (gap.duration_s ?? 99) < outage + 1.0,
-                    "a gap of \(gap.duration_s ?? 0) s for an outage of at most \(outage) s")
-            #expect(stderr.contains("recorder: warning: at "))
-            #expect(stderr.contains("was interrupted: the server closed the stream"))
-            #expect(stderr.contains("recorder: warning: capture resumed; the \(format3(gap.duration_s!)) s gap at "))
-            #expect(stderr.contains("gap at 00:\(clockSeconds(gap.t)): \(format3(gap.duration_s!)) s of silence (server or source lost)"),
-                    "\(stderr)")
-            let file = try readSoundFile(path)
-            let start = Int((gap.t * 44_100).rounded())
-            #expect(file.samples.dropFirst(start).prefix(Int(gap.frames ?? 0)).allSatisfy { $0 == 0 })
-            let played = try #require(firstIndex(of: Array(noise[0..<64]), in: file.samples))
-            #expect(played >= start + Int(gap.frames ?? 0))
-            #expect(Array(file.samples[played...].prefix(noise.count)) == noise)
-        }
-    }
-
     /// A 10 s outage with --reconnect: the attempts (five a second) reuse the recorder's one mainloop
     /// thread. The library's threads (libpulse's "threaded-ml", the delivery thread) are the same
     /// threads before and after, and strace sees no mainloop thread started in between. (The command's
@@ -353,6 +302,16 @@ struct FaultCommandTests {
     }
 }
 
+/// Starts `recorder record PATH --source MONITOR --levels-json EXTRA…` and returns it once it has
+/// reported its first buffer.
+private func started(_ path: String, _ server: PrivateServer, _ extra: [String] = []) async throws -> RunningProcess {
+    let process = try RunningProcess(try builtProduct("recorder"),
+        ["record", path, "--source", PrivateServer.monoSink + ".monitor", "--levels-json"] + extra,
+        environment: server.clientEnvironment)
+    for await _ in process.lines { return process }
+    throw TestFailure("recorder ended before its first buffer: \(await process.wait().stderr)")
+}
+
 private func format3(_ value: Double) -> String { String(format: "%.3f", value) }
 private func clockSeconds(_ value: Double) -> String { String(format: "%06.3f", value) }
 
@@ -372,4 +331,50 @@ private func libraryThreads(of pid: pid_t) throws -> [String: String] {
         if name == "threaded-ml" || name == "rk-delivery" { threads[name] = task }
     }
     return threads
+}
+
+/// `--reconnect`'s gap against the outage's wall-clock length, in the test command's timing stage.
+@Suite(.timeLimit(.minutes(1)))
+struct FaultCommandTimingTests {
+    @Test func gapLengthAgainstTheOutageReportedInTheSummaryAndTheJSONWithReconnect() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let noise = noiseSamples(count: 22_050, seed: 11)
+            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+            let path = directory + "/take.aiff"
+            let process = try await started(path, server, ["--reconnect", "--reconnect-timeout", "30"])
+            let crashed = monotonicSeconds()
+            await server.crash()
+            try await server.restart()
+            let outage = monotonicSeconds() - crashed
+            // Once the recorder is back on the server, its gap line arrives; then play and stop.
+            var output: [String] = []
+            for await line in process.lines {
+                output.append(line)
+                if line.contains("\"event\": \"gap\"") { break }
+            }
+            try await server.play(directory + "/noise.wav")
+            let done = Task { var rest: [String] = []; for await line in process.lines { rest.append(line) }; return rest }
+            process.send(SIGINT)
+            output += await done.value
+            let (status, stderr) = await process.wait()
+            #expect(status == 0, "\(stderr)")
+            let events = try eventLines(output.joined(separator: "\n"))
+            #expect(events.map(\.event) == ["interrupted", "gap"])
+            let gap = try #require(events.last)
+            #expect(gap.reason == "server-lost" && (gap.duration_s ?? 0) > 0 && (gap.duration_s ?? 99) < outage + 1.0,
+                    "a gap of \(gap.duration_s ?? 0) s for an outage of at most \(outage) s")
+            #expect(stderr.contains("recorder: warning: at "))
+            #expect(stderr.contains("was interrupted: the server closed the stream"))
+            #expect(stderr.contains("recorder: warning: capture resumed; the \(format3(gap.duration_s!)) s gap at "))
+            #expect(stderr.contains("gap at 00:\(clockSeconds(gap.t)): \(format3(gap.duration_s!)) s of silence (server or source lost)"),
+                    "\(stderr)")
+            let file = try readSoundFile(path)
+            let start = Int((gap.t * 44_100).rounded())
+            #expect(file.samples.dropFirst(start).prefix(Int(gap.frames ?? 0)).allSatisfy { $0 == 0 })
+            let played = try #require(firstIndex(of: Array(noise[0..<64]), in: file.samples))
+            #expect(played >= start + Int(gap.frames ?? 0))
+            #expect(Array(file.samples[played...].prefix(noise.count)) == noise)
+        }
+    }
 }

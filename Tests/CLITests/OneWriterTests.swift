@@ -76,10 +76,11 @@ struct OneWriterTests {
             #expect(stderr.contains("recorder: '\(path)' was deleted (or replaced) during the recording: the "), "\(stderr)")
             #expect(stderr.contains("are only in the deleted file and are lost when it closes"), "\(stderr)")
             #expect(fstat(descriptor, &status) == 0 && status.st_nlink == 0)
-            // Checked once a second of audio: found within a second of audio after the removal (plus the
-            // buffers in flight).
+            // Checked once a second of audio: found within a second of audio after the removal, plus the
+            // buffers in flight, at most the pool's three (more audio waits in the server's queue): a bound
+            // of structure, not of time.
             let written = (Int64(status.st_size) - sizeAtRemoval) / 2
-            #expect(written <= 44_100 + 8_820, "\(written) frames written after removing \(what)")
+            #expect(written <= 44_100 + 3 * 4_410, "\(written) frames written after removing \(what)")
             print("removing \(what) during a recording: exit 74, \(written) frames of audio later")
         }
     }

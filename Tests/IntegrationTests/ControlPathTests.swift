@@ -74,7 +74,7 @@ struct ControlPathTests {
             }
             #expect(stop.error == nil)
             let summary = try #require(stop.summary, "stopRecording() from the handler returned no summary")
-            #expect(stop.seconds < 2, "the call took \(stop.seconds) s")
+            #expect(stop.seconds < 30, "the call took \(stop.seconds) s")  // a hang: no time is measured here
             #expect(summary.startFrame == start)
             #expect(summary.startFrame + summary.frameCount == stop.bufferEnd, "the file ends with the handler's buffer")
             #expect(!recorder.isRecording)
@@ -100,7 +100,7 @@ struct ControlPathTests {
                 calls.add(1, ordering: .relaxed)
                 return HandlerStop(bufferEnd: buffer.startFrame + Int64(buffer.frameCount), seconds: monotonicSeconds() - began)
             }
-            #expect(stop.seconds < 2)
+            #expect(stop.seconds < 30)  // a hang: no time is measured here
             var finished: RecordingSummary?
             for await event in events {  // ends when the delivery thread has shut down
                 if case .recordingFinished(let summary) = event { finished = summary }
@@ -188,7 +188,7 @@ struct ControlPathTests {
                 } else {
                     summary = try await recorder.stopRecording()
                 }
-                #expect(monotonicSeconds() - began < 2)
+                #expect(monotonicSeconds() - began < 30)  // a hang: no time is measured here
                 try await player.value
                 let done = try #require(summary)
                 #expect(done.droppedFrames == 0)
@@ -251,11 +251,11 @@ struct ControlPathTests {
                     let began = monotonicSeconds()
                     _ = try recorder.stopRecording()
                     slowest = max(slowest, monotonicSeconds() - began)
-                    if slowest > 2 { throw TestFailure("stopRecording took \(slowest) s at iteration \(index)") }
+                    if slowest > 30 { throw TestFailure("stopRecording took \(slowest) s at iteration \(index)") }
                 }
                 return slowest
             }
-            #expect(slowest < 2)
+            #expect(slowest < 30)  // a hang: how long a stop takes is the benchmark's to measure
             #expect(!recorder.isRecording)
         }
     }

@@ -52,62 +52,6 @@ func firstEvent(_ stream: AsyncStream<RecorderEvent>, where condition: (Recorder
 struct FaultToleranceTests {
     private let monitor = PrivateServer.monoSink + ".monitor"
 
-    @Test func aStalledConsumerPastTheQueueLimitDropsCountedFramesAndTheFileKeepsTime() async throws {
-        try await withPrivateServer { server in
-            let directory = try temporaryDirectory()
-            let noise = noiseSamples(count: 44_100 * 3)
-            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
-            // libpulse may hold 400 ms for us; the handler then stalls 1.5 s once (a disk that hangs).
-            let recorder = try Recorder(source: monitor, server: server.address, maxQueueDuration: 0.4)
-            defer { recorder.stop() }
-            let events = recorder.events()
-            let readings = recorder.levelReadings()
-            let stalled = Atomic<Bool>(false)
-            let stallFrom = Atomic<Int64>(Int64.max)
-            // When the stall began, and when the handler was next called (nanoseconds): no more than that
-            // time's frames can be lost, however long a loaded machine makes the 1.5 s sleep.
-            let stallStart = Atomic<Int64>(0), nextCall = Atomic<Int64>(0)
-            recorder.setInputHandler { buffer in
-                if stalled.load(ordering: .relaxed) && nextCall.load(ordering: .relaxed) == 0 {
-                    nextCall.store(Int64(monotonicSeconds() * 1e9), ordering: .relaxed)
-                }
-                if buffer.startFrame >= stallFrom.load(ordering: .relaxed),
-                   !stalled.exchange(true, ordering: .relaxed) {
-                    stallStart.store(Int64(monotonicSeconds() * 1e9), ordering: .relaxed)
-                    usleep(1_500_000)
-                }
-            }
-            let path = directory + "/stalled.aiff"
-            let start = try recorder.record(to: path)
-            stallFrom.store(start + 44_100, ordering: .relaxed)
-            try await server.play(directory + "/noise.wav")
-            try await signalThenSilence(readings)
-            let summary = try #require(try await recorder.stopRecording())
-
-            let didStall = stalled.load(ordering: .relaxed)
-            #expect(didStall)
-            let drops = try await eventsUntilFinished(events).compactMap { event -> Int64? in
-                if case .framesDropped(let count, _) = event { return count } else { return nil }
-            }
-            let dropped = drops.reduce(0, +)
-            // One stall, one loss: the fragments dropped one after another are one event and one gap.
-            #expect(drops.count == 1 && summary.gaps.count == 1, "\(drops)")
-            // 1.5 s stalled, 3 × 100 ms buffers and 400 ms of queue: about 0.8 s must have gone, and no
-            // more than the time the handler really held the delivery thread (1.5 s on a quiet machine;
-            // measured 2.5 s in CI's parallel stage, 79 411 frames lost).
-            let held = Double(nextCall.load(ordering: .relaxed) - stallStart.load(ordering: .relaxed)) / 1e9
-            #expect(held >= 1.5 && dropped > 22_050 && Double(dropped) < held * 44_100, "\(dropped) frames dropped, handler held \(held) s")
-            #expect(summary.droppedFrames == dropped && recorder.droppedFrames == dropped)
-            #expect(summary.gaps.allSatisfy { $0.reason == .dropped })
-            #expect(summary.gaps.map(\.frameCount).reduce(0, +) == dropped)
-            let file = try readSoundFile(path)
-            #expect(Int64(file.frames) == summary.frameCount)
-            let silenced = try expectTimeAligned(file.samples, noise: noise, gaps: summary.gaps)
-            #expect(silenced > 0)
-            print("queue overflow: \(dropped) frames dropped in \(summary.gaps.count) gaps, file time-aligned")
-        }
-    }
-
     @Test(.enabled(if: ServerKind.current == .pulseaudio,
                  "on PipeWire, moves are wireplumber's business: 0.4.13 may keep a stream on the source it asked for, so a move is not reliable there"))
     func movingTheStreamAndSuspendingTheSourceAreReported() async throws {
@@ -157,17 +101,14 @@ struct FaultToleranceTests {
             try recorder.record(to: path)
             let player = Task.detached { try? await server.play(directory + "/noise.wav") }
             // The handler holds on to the first loud buffer: capture fills the other buffers and stalls.
-            for _ in 0..<500 where !(held.load(ordering: .relaxed) && recorder.captureIsStalled) {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            #expect(recorder.captureIsStalled)
+            try await waitFor("capture to stall behind the held handler") { held.load(ordering: .relaxed) && recorder.captureIsStalled }
             await server.crash()
             release.signal()
             let began = monotonicSeconds()
             let outcome = try await offThread { () -> Result<RecordingSummary?, RecorderError> in
                 do throws(RecorderError) { return .success(try recorder.waitForRecording()) } catch { return .failure(error) }
             }
-            #expect(monotonicSeconds() - began < 5, "the recording ended \(monotonicSeconds() - began) s after the crash")
+            #expect(monotonicSeconds() - began < 30, "(a hang) the recording ended \(monotonicSeconds() - began) s after the crash")
             if case .failure(let error) = outcome { #expect(error.code == .streamFailed, "\(error)") }
             await recorder.stop()
             let file = try readSoundFile(path)
@@ -217,56 +158,6 @@ struct FaultToleranceTests {
             #expect(Array(file.samples[offset...].prefix(noise.count)) == Array(noise.prefix(played)))
             print("stop: server had captured through frame \(serverCaptured); the file ends at "
                   + "\(done.startFrame + done.frameCount)")
-        }
-    }
-
-    @Test func withReconnectTheRecordingGoesOnInTheSameFileAfterASilentGapOfTheOutagesLength() async throws {
-        try await withPrivateServer { server in
-            let directory = try temporaryDirectory()
-            let before = noiseSamples(count: 44_100, seed: 1)
-            let after = noiseSamples(count: 44_100, seed: 2)
-            try writeWAV(directory + "/before.wav", samples: before, channels: 1)
-            try writeWAV(directory + "/after.wav", samples: after, channels: 1)
-            let recorder = try Recorder(source: monitor, server: server.address, reconnectTimeout: 20)
-            defer { recorder.stop() }
-            let events = recorder.events()
-            let readings = recorder.levelReadings()
-            let path = directory + "/reconnected.aiff"
-            try recorder.record(to: path)
-            try await server.play(directory + "/before.wav")
-            try await signalThenSilence(readings)
-
-            let crashed = monotonicSeconds()
-            await server.crash()
-            _ = try await firstEvent(events) { if case .captureInterrupted = $0 { true } else { false } }
-            let restarting = monotonicSeconds()
-            try await server.restart()
-            let restarted = monotonicSeconds()
-            let resumed = try await firstEvent(events) { if case .captureResumed = $0 { true } else { false } }
-            try await server.play(directory + "/after.wav")
-            try await signalThenSilence(readings)
-            let summary = try #require(try await recorder.stopRecording())
-
-            #expect(summary.error == nil)
-            let gap = try #require(summary.gaps.first)
-            #expect(summary.gaps.count == 1 && gap.reason == .serverLost)
-            if case .captureResumed(let frames, _) = resumed { #expect(frames == gap.frameCount) }
-            // Nothing was captured from the last data before the crash until the recorder was back: at
-            // least until the restart began, at most until it had ended plus a buffer (100 ms) before
-            // the crash, one 200 ms retry and some slack for a loaded machine.
-            let outage = restarted - crashed
-            #expect(gap.duration >= restarting - crashed && gap.duration <= outage + 1.0,
-                    "gap \(gap.duration) s; the server was down from \(restarting - crashed) to \(outage) s")
-            let file = try readSoundFile(path)
-            #expect(Int64(file.frames) == summary.frameCount)
-            let first = try #require(firstIndex(of: Array(before[0..<64]), in: file.samples))
-            #expect(Array(file.samples[first...].prefix(before.count)) == before)
-            #expect(Int64(first + before.count) <= gap.startFrame)
-            #expect(file.samples.dropFirst(Int(gap.startFrame)).prefix(Int(gap.frameCount)).allSatisfy { $0 == 0 })
-            let second = try #require(firstIndex(of: Array(after[0..<64]), in: file.samples))
-            #expect(Int64(second) >= gap.startFrame + gap.frameCount)
-            #expect(Array(file.samples[second...].prefix(after.count)) == after)
-            print("reconnect: outage \(outage) s, gap written \(gap.duration) s at \(gap.start) s")
         }
     }
 
@@ -343,8 +234,9 @@ struct FaultToleranceTests {
 }
 
 /// Issue 12, point 1: a source that delivers nothing while the server's clock runs on.
+/// A suspension's length against the gap it leaves, in the test command's timing stage (on its own).
 @Suite(.timeLimit(.minutes(1)))
-struct SilentSourceTests {
+struct SilentSourceTimingTests {
     private let monitor = PrivateServer.monoSink + ".monitor"
 
     @Test(.enabled(if: ServerKind.current == .pulseaudio,
@@ -400,6 +292,119 @@ struct SilentSourceTests {
             let gapStart = Int(gap.1 - summary.startFrame)
             #expect(file.samples[gapStart..<gapStart + Int(gap.0)].allSatisfy { $0 == 0 })
             print("suspended \(shortest)…\(longest) s: one gap of \(seconds) s, reason suspended")
+        }
+    }
+}
+
+/// Losses and gaps against the wall-clock time of the fault that caused them, in the test command's timing
+/// stage (one test at a time, on its own): each prints what it measured.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct FaultTimingTests {
+    private let monitor = PrivateServer.monoSink + ".monitor"
+
+    @Test func lossAgainstTheTimeAStalledConsumerHeldTheThreadPastTheQueueLimit() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let noise = noiseSamples(count: 44_100 * 3)
+            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+            // libpulse may hold 400 ms for us; the handler then stalls 1.5 s once (a disk that hangs).
+            let recorder = try Recorder(source: monitor, server: server.address, maxQueueDuration: 0.4)
+            defer { recorder.stop() }
+            let events = recorder.events()
+            let readings = recorder.levelReadings()
+            let stalled = Atomic<Bool>(false)
+            let stallFrom = Atomic<Int64>(Int64.max)
+            // When the stall began, and when the handler was next called (nanoseconds): no more than that
+            // time's frames can be lost, however long a loaded machine makes the 1.5 s sleep.
+            let stallStart = Atomic<Int64>(0), nextCall = Atomic<Int64>(0)
+            recorder.setInputHandler { buffer in
+                if stalled.load(ordering: .relaxed) && nextCall.load(ordering: .relaxed) == 0 {
+                    nextCall.store(Int64(monotonicSeconds() * 1e9), ordering: .relaxed)
+                }
+                if buffer.startFrame >= stallFrom.load(ordering: .relaxed),
+                   !stalled.exchange(true, ordering: .relaxed) {
+                    stallStart.store(Int64(monotonicSeconds() * 1e9), ordering: .relaxed)
+                    usleep(1_500_000)
+                }
+            }
+            let path = directory + "/stalled.aiff"
+            let start = try recorder.record(to: path)
+            stallFrom.store(start + 44_100, ordering: .relaxed)
+            try await server.play(directory + "/noise.wav")
+            try await signalThenSilence(readings)
+            let summary = try #require(try await recorder.stopRecording())
+
+            let didStall = stalled.load(ordering: .relaxed)
+            #expect(didStall)
+            let drops = try await eventsUntilFinished(events).compactMap { event -> Int64? in
+                if case .framesDropped(let count, _) = event { return count } else { return nil }
+            }
+            let dropped = drops.reduce(0, +)
+            // One stall, one loss: the fragments dropped one after another are one event and one gap.
+            #expect(drops.count == 1 && summary.gaps.count == 1, "\(drops)")
+            // 1.5 s stalled, 3 × 100 ms buffers and 400 ms of queue: about 0.8 s must have gone, and no
+            // more than the time the handler really held the delivery thread (1.5 s on a quiet machine;
+            // measured 2.5 s in CI's parallel stage, 79 411 frames lost).
+            let held = Double(nextCall.load(ordering: .relaxed) - stallStart.load(ordering: .relaxed)) / 1e9
+            #expect(held >= 1.5 && dropped > 22_050 && Double(dropped) < held * 44_100, "\(dropped) frames dropped, handler held \(held) s")
+            #expect(summary.droppedFrames == dropped && recorder.droppedFrames == dropped)
+            #expect(summary.gaps.allSatisfy { $0.reason == .dropped })
+            #expect(summary.gaps.map(\.frameCount).reduce(0, +) == dropped)
+            let file = try readSoundFile(path)
+            #expect(Int64(file.frames) == summary.frameCount)
+            let silenced = try expectTimeAligned(file.samples, noise: noise, gaps: summary.gaps)
+            #expect(silenced > 0)
+            print("queue overflow: \(dropped) frames dropped in \(summary.gaps.count) gaps, file time-aligned")
+        }
+    }
+
+    @Test func gapLengthAgainstTheOutageWithReconnectInTheSameFile() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let before = noiseSamples(count: 44_100, seed: 1)
+            let after = noiseSamples(count: 44_100, seed: 2)
+            try writeWAV(directory + "/before.wav", samples: before, channels: 1)
+            try writeWAV(directory + "/after.wav", samples: after, channels: 1)
+            let recorder = try Recorder(source: monitor, server: server.address, reconnectTimeout: 20)
+            defer { recorder.stop() }
+            let events = recorder.events()
+            let readings = recorder.levelReadings()
+            let path = directory + "/reconnected.aiff"
+            try recorder.record(to: path)
+            try await server.play(directory + "/before.wav")
+            try await signalThenSilence(readings)
+
+            let crashed = monotonicSeconds()
+            await server.crash()
+            _ = try await firstEvent(events) { if case .captureInterrupted = $0 { true } else { false } }
+            let restarting = monotonicSeconds()
+            try await server.restart()
+            let restarted = monotonicSeconds()
+            let resumed = try await firstEvent(events) { if case .captureResumed = $0 { true } else { false } }
+            try await server.play(directory + "/after.wav")
+            try await signalThenSilence(readings)
+            let summary = try #require(try await recorder.stopRecording())
+
+            #expect(summary.error == nil)
+            let gap = try #require(summary.gaps.first)
+            #expect(summary.gaps.count == 1 && gap.reason == .serverLost)
+            if case .captureResumed(let frames, _) = resumed { #expect(frames == gap.frameCount) }
+            // Nothing was captured from the last data before the crash until the recorder was back: at
+            // least until the restart began, at most until it had ended plus a buffer (100 ms) before
+            // the crash, one 200 ms retry and some slack for a loaded machine.
+            let outage = restarted - crashed
+            #expect(gap.duration >= restarting - crashed && gap.duration <= outage + 1.0,
+                    "gap \(gap.duration) s; the server was down from \(restarting - crashed) to \(outage) s")
+            let file = try readSoundFile(path)
+            #expect(Int64(file.frames) == summary.frameCount)
+            let first = try #require(firstIndex(of: Array(before[0..<64]), in: file.samples))
+            #expect(Array(file.samples[first...].prefix(before.count)) == before)
+            #expect(Int64(first + before.count) <= gap.startFrame)
+            #expect(file.samples.dropFirst(Int(gap.startFrame)).prefix(Int(gap.frameCount)).allSatisfy { $0 == 0 })
+            let second = try #require(firstIndex(of: Array(after[0..<64]), in: file.samples))
+            #expect(Int64(second) >= gap.startFrame + gap.frameCount)
+            #expect(Array(file.samples[second...].prefix(after.count)) == after)
+            print("reconnect: outage \(outage) s, gap written \(gap.duration) s at \(gap.start) s")
         }
     }
 }

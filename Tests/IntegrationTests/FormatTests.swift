@@ -35,25 +35,12 @@ private func readNormalised(_ path: String, raw sampleFormat: SampleFormat?) thr
     return (Array(values.prefix(Int(read) * Int(info.channels))), info.format)
 }
 
-/// Where `heard` (fractions of full scale) is a stretch of `noise` (16-bit samples) to within
-/// `tolerance` 16-bit steps: the index in the noise of the heard audio's first sample, or nil.
-private func place(_ heard: [Double], in noise: [Int16], tolerance: Double) -> Int? {
-    // Past the first buffer, which may begin with silence before the noise.
-    let probe = 8_820
-    guard heard.count > probe + 64 else { return nil }
-    func matches(_ start: Int, _ count: Int) -> Bool {
-        (0..<count).allSatisfy { abs(heard[probe + $0] * 32_768 - Double(noise[start + $0])) <= tolerance }
-    }
-    guard noise.count > 64, let found = (0..<(noise.count - 64)).first(where: { matches($0, 64) }) else { return nil }
-    return found - probe
-}
-
 @Suite(.timeLimit(.minutes(2)))
 struct FormatTests {
     /// Four recorders at once, one per sample format, each recording 0.5 s of a playing 16-bit noise
-    /// into every container in turn: each file holds a stretch of the noise, sample for sample for the
-    /// integer formats (the server's widening is exact), within one 16-bit step for float (the server's
-    /// scaling); libsndfile reads back the container and sample type asked for; FLAC refuses 32-bit and
+    /// into every container in turn: each file equals, sample for sample, the stretch of a reference
+    /// capture of the same monitor in the same sample format where it stands (`ReferenceCapture`);
+    /// libsndfile reads back the container and sample type asked for; FLAC refuses 32-bit and
     /// float in one line. The lossy types take every sample format: Ogg Vorbis and MP3 decode to exactly
     /// the take's frames at the noise's level; Opus, refused at 44.1 kHz in one line, is recorded by four
     /// more recorders at 48 kHz.
@@ -73,6 +60,13 @@ struct FormatTests {
                              source: PrivateServer.monoSink + ".monitor", server: server.address)
             }
             defer { opusRecorders.forEach { $0.stop() } }
+            let rawFormats: [SampleFormat: ReferenceCapture.RawSampleFormat] = [.int16: .s16le, .int24: .s24le,
+                                                                                .int32: .s32le, .float32: .float32le]
+            var references: [SampleFormat: ReferenceCapture] = [:]
+            for format in formats {
+                references[format] = try await ReferenceCapture(server: server, source: PrivateServer.monoSink + ".monitor",
+                                                                format: rawFormats[format]!, directory: directory)
+            }
             // The noise's level, for the lossy takes: the RMS of its samples, in dBFS.
             let noiseEnergy: Double = noise.reduce(0.0) { sum, sample in sum + Double(sample) * Double(sample) }
             let noiseLevel: Double = 10 * log10(noiseEnergy / Double(noise.count) / (32_768.0 * 32_768.0))
@@ -153,26 +147,9 @@ struct FormatTests {
                         #expect(format & Int32(SF_FORMAT_TYPEMASK) == containers[type], "\(path)")
                         #expect(format & Int32(SF_FORMAT_SUBMASK) == subtypes[sampleFormat], "\(path)")
                     }
-                    let tolerance: Double = sampleFormat == .float32 ? 1 : 0
-                    let start = try #require(place(values, in: noise, tolerance: tolerance), "\(path) does not hold the noise")
-                    // A take that began before the noise reached this recorder's monitor (PipeWire's latencies
-                    // differ per stream) holds silence until it: nothing else may differ.
-                    func differs(_ index: Int) -> Bool {
-                        let position = start + index
-                        guard position >= 0 else { return values[index] != 0 }
-                        return position >= noise.count || abs(values[index] * 32_768 - Double(noise[position])) > tolerance
-                    }
-                    let off = values.indices.filter(differs)
-                    if server.kind == .pulseaudio {
-                        #expect(off.isEmpty, "\(path): \(off.count) samples differ, the first at \(off.first ?? -1)")
-                    } else {
-                        // The sink's silence (`sinkSilence`; measured in CI: a 4096-frame block 3196 frames
-                        // into this 0.5 s take), two such blocks at most; nothing else may differ.
-                        let runs = sinkSilence(count: values.count, isZero: { values[$0] == 0 }, differs: differs)
-                        #expect(runs.others == 0 && runs.silenced <= 8_192,
-                                "\(path): \(runs.others) samples differ that are not the sink's silence (\(off.count) in all), the first at \(off.first ?? -1)")
-                        if !off.isEmpty { print("\(path): the sink was silent for \(runs.silenced) samples") }
-                    }
+                    let comparison = try await references[sampleFormat]!.compare(values)
+                    #expect(comparison.offset != nil && comparison.differing == 0,
+                            "\(path): \(comparison.differing) samples differ from the reference capture, the first at \(comparison.firstDifference ?? -1)")
                     if type == .aiff { levels[sampleFormat] = recorder.lastRecording?.levels.map(\.peakPower) }
                 }
             }

@@ -49,7 +49,7 @@ struct TakeTests {
                     guard marks.calledAt == nil else { return }
                     if recorder.getPeakPower() > -60 { marks.loud += Int64(buffer.frameCount) }
                     guard marks.loud >= 88_200 else { return }
-                    marks.calledAt = buffer.startFrame + Int64(buffer.frameCount)
+                    marks.calledAt = recorder.capturedFrames
                     do throws(RecorderError) { marks.start = try recorder.record(to: path, preRoll: 1.5) } catch { marks.failure = error.message }
                 }
             }
@@ -60,8 +60,9 @@ struct TakeTests {
             let done = marks.withLock { $0 }
             #expect(done.failure == nil)
             let calledAt = try #require(done.calledAt), start = try #require(done.start)
-            // 1.5 s before the capture position at the call, which is at or a few buffers past the
-            // handler's buffer.
+            // 1.5 s before the capture position at the call. In the handler the delivery stands at the end
+            // of this buffer (`calledAt`); the capture is ahead of it by at most the pool's three buffers
+            // (it has nowhere else to put audio): a bound of structure, not of time.
             #expect(start >= calledAt - 66_150 && start <= calledAt - 66_150 + 3 * 4_410, "start \(start), call at \(calledAt)")
             #expect(summary.startFrame == start)
             #expect(timeline.isContiguous)
@@ -97,7 +98,9 @@ struct TakeTests {
             }
             let delivered = recorder.capturedFrames
             let start = try recorder.record(to: directory + "/long.aiff", preRoll: 30)
-            #expect(start >= delivered - 22_050 && start <= delivered - 22_050 + 4 * 4_410, "start \(start), delivered \(delivered)")
+            let after = recorder.capturedFrames
+            // Half a second (what it keeps) before the capture position at the call.
+            #expect(start >= delivered - 22_050 && start <= after - 22_050, "start \(start), captured \(delivered)…\(after)")
             let summary = try #require(try await recorder.stopRecording())
             #expect(summary.frameCount >= 22_050)
 
@@ -108,38 +111,6 @@ struct TakeTests {
             let now = try plain.record(to: directory + "/none.aiff", preRoll: 1)
             #expect(now >= captured)
             _ = try await plain.stopRecording()
-        }
-    }
-
-    /// `record(to:startingAt:)` (AVAudioRecorder's `record(atTime:)`): the file begins with the frame
-    /// captured at the time asked. Checked against when each buffer reached the input handler: the
-    /// buffer holding the first frame cannot arrive before that frame was captured (its last frame,
-    /// later still), nor long after.
-    @Test func aTimedStartBeginsWithTheFrameCapturedAtThatTime() async throws {
-        try await withPrivateServer { server in
-            let path = try temporaryDirectory() + "/timed.aiff"
-            // A monitor, which delivers as the sink plays (the test sine source comes in 2 s bursts).
-            let recorder = try Recorder(source: monitor, server: server.address)
-            defer { recorder.stop() }
-            let timeline = Timeline()
-            recorder.setInputHandler { [weak recorder] buffer in
-                guard let recorder else { return }
-                timeline.add(buffer, at: recorder.deviceCurrentTime)
-            }
-            _ = try await firstReading(recorder.levelReadings()) { $0.endFrame >= 22_050 }
-            let time = recorder.deviceCurrentTime + 0.5
-            let start = try recorder.record(to: path, frameLimit: 22_050, startingAt: time)
-            #expect(recorder.isRecording && recorder.currentTime == 0)
-            let summary = try #require(try await recorder.waitForRecording())
-            #expect(summary.startFrame == start && summary.frameCount == 22_050)
-            let holding = try #require(timeline.arrivals.first { $0.start <= start && start < $0.start + Int64($0.frames) })
-            // When the buffer's last frame was captured, if `start` was captured at `time`.
-            let lastCaptured = time + Double(holding.start + Int64(holding.frames) - start) / 44_100
-            let late = holding.time - lastCaptured
-            print("record(atTime:) on \(server.kind): the buffer holding the first frame arrived \(Int(late * 1000)) ms after its last frame was captured")
-            #expect(late > -0.12 && late < 0.35, "\(late) s")
-            let file = try readSoundFile(path)
-            #expect(Array(file.samples) == Array(timeline.samples[Int(start)..<Int(start) + 22_050]))
         }
     }
 
@@ -215,6 +186,43 @@ struct TakeTests {
             defer { unnamed.stop() }
             #expect(!unnamed.record() && unnamed.path == nil)
             #expect(unnamed.lastError?.message == "cannot record: no file was given; create the recorder with init(path:settings:) or call record(to:)")
+        }
+    }
+}
+
+/// A timed start against the clock, in the test command's timing stage (on its own): the test prints what
+/// it measured; its bound sits at least 5× above the median measured on a 2-core machine.
+@Suite(.timeLimit(.minutes(2)))
+struct StartTimingTests {
+    /// `record(to:startingAt:)` (AVAudioRecorder's `record(atTime:)`): the file begins with the frame
+    /// captured at the time asked. Checked against when each buffer reached the input handler: the
+    /// buffer holding the first frame cannot arrive before that frame was captured (its last frame,
+    /// later still), nor long after.
+    @Test func arrivalTimeOfTheFirstFrameOfATimedStart() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/timed.aiff"
+            // A monitor, which delivers as the sink plays (the test sine source comes in 2 s bursts).
+            let recorder = try Recorder(source: monitor, server: server.address)
+            defer { recorder.stop() }
+            let timeline = Timeline()
+            recorder.setInputHandler { [weak recorder] buffer in
+                guard let recorder else { return }
+                timeline.add(buffer, at: recorder.deviceCurrentTime)
+            }
+            _ = try await firstReading(recorder.levelReadings()) { $0.endFrame >= 22_050 }
+            let time = recorder.deviceCurrentTime + 0.5
+            let start = try recorder.record(to: path, frameLimit: 22_050, startingAt: time)
+            #expect(recorder.isRecording && recorder.currentTime == 0)
+            let summary = try #require(try await recorder.waitForRecording())
+            #expect(summary.startFrame == start && summary.frameCount == 22_050)
+            let holding = try #require(timeline.arrivals.first { $0.start <= start && start < $0.start + Int64($0.frames) })
+            // When the buffer's last frame was captured, if `start` was captured at `time`.
+            let lastCaptured = time + Double(holding.start + Int64(holding.frames) - start) / 44_100
+            let late = holding.time - lastCaptured
+            print("record(atTime:) on \(server.kind): the buffer holding the first frame arrived \(Int(late * 1000)) ms after its last frame was captured")
+            #expect(late > -0.12 && late < 0.35, "\(late) s")
+            let file = try readSoundFile(path)
+            #expect(Array(file.samples) == Array(timeline.samples[Int(start)..<Int(start) + 22_050]))
         }
     }
 }

@@ -7,8 +7,9 @@ import Testing
 import TestSupport
 @testable import RecorderKit
 
-@Suite(.timeLimit(.minutes(2)))
-struct FileLockTests {
+/// The lock's patience is time: in the test command's timing stage (on its own).
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct FileLockTimingTests {
     private let format = try! StreamFormat(sampleRate: 44_100, channelCount: 1, sampleFormat: .int16)
     private let tenMilliseconds = [UInt8](repeating: 1, count: 882)
 
@@ -26,7 +27,7 @@ struct FileLockTests {
     /// closed file's locked descriptor until its exec. Here another process holds the lock until it is
     /// told to let go, 20 ms after the writer asked for the file; all of it on threads of its own (not
     /// the test runner's cooperative threads, which other suites may keep busy).
-    @Test func aLockAnotherProcessHoldsForAMomentIsWaitedFor() async throws {
+    @Test func waitForALockAnotherProcessHoldsForAMoment() async throws {
         let directory = try temporaryDirectory()
         let path = directory + "/brief.aiff", held = directory + "/held", release = directory + "/release"
         #expect(FileManager.default.createFile(atPath: path, contents: nil))
@@ -72,7 +73,7 @@ struct FileLockTests {
         #expect(try readSoundFile(path).frames == 441)
     }
 
-    @Test func aLockAnotherProcessKeepsIsRefusedAndTheFileLeftAlone() async throws {
+    @Test func patienceBeforeRefusingALockAnotherProcessKeepsTheFileLeftAlone() async throws {
         let path = try temporaryDirectory() + "/kept.aiff"
         let first = try SoundFileWriter(path: path, format: format)
         try tenMilliseconds.withUnsafeBytes { try first.write(packets: $0) }
@@ -101,7 +102,7 @@ struct FileLockTests {
 
     /// A writer in this process is known exactly: refused at once, not after the wait, and free
     /// again the moment it is closed, however many children the process starts meanwhile.
-    @Test func aWriterInThisProcessIsRefusedAtOnceAndFreedByItsClose() async throws {
+    @Test func refusalTimeOfAWriterInThisProcessFreedByItsClose() async throws {
         let path = try temporaryDirectory() + "/mine.aiff"
         let first = try SoundFileWriter(path: path, format: format)
         let began = monotonicSeconds()

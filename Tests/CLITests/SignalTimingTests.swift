@@ -67,15 +67,17 @@ private func bash(_ script: String, server: PrivateServer) async throws -> Proce
     return try await offThread { try runProcess("bash", ["-c", script], environment: environment) }
 }
 
-/// Timed to 200 ms, so one test at a time, and in the test command on their own (not beside a hundred
-/// other tests and their servers on two cores, which would time the machine, not the recorder).
+/// Signal to exit, timed: the test command's timing stage runs this suite on its own, one test at a time
+/// (beside other tests and their servers on two cores it would time the machine, not the recorder). Each
+/// test prints the times it measured; the bounds sit at least 5× above the medians measured on a 2-core
+/// machine (see each bound). The tests here without a bound share the suite's processes and scripts.
 @Suite(.serialized, .timeLimit(.minutes(3)))
-struct SignalTests {
+struct SignalTimingTests {
     /// The matrix: SIGINT and SIGTERM at 0, 1, 5, 10, 20 and 50 ms, SIGINT inherited as default and
     /// as ignored (a script's background job), 20 runs each. The clock starts when the process catches the
     /// signals (its first statement; before that the kernel applies the inherited disposition to any
     /// signal, which no program can change): every run exits 0 within 200 ms, with no file or a complete one.
-    @Test func aStopInTheFirstMillisecondsEndsTheProgramAt0WithNoFileOrACompleteOne() async throws {
+    @Test func exitTimeOfRecordStoppedInItsFirstMillisecondsWithNoFileOrACompleteOne() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
             let runs = ProcessInfo.processInfo.environment["EARLY_SIGNAL_RUNS"] ?? "20"
@@ -111,7 +113,7 @@ struct SignalTests {
     /// SIGINT (Ctrl-C), SIGTERM (kill), SIGHUP (terminal closed) and SIGQUIT (Ctrl-\, not a crash) all
     /// stop and finalize: status 0 within 200 ms, every frame played before the signal in the file.
     @Test(arguments: [SIGINT, SIGTERM, SIGHUP, SIGQUIT])
-    func aSignalLeavesACompleteFileWithEverythingPlayedBeforeIt(signal: Int32) async throws {
+    func exitTimeOfRecordAfterASignalWithEverythingPlayedBeforeItInTheFile(signal: Int32) async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
             let noise = noiseSamples(count: 44_100, seed: UInt64(signal))
@@ -151,7 +153,7 @@ struct SignalTests {
 
     /// `recorder play` in the same first milliseconds: SIGINT and SIGTERM at 0…50 ms after the handlers
     /// are in place, SIGINT inherited as default and as ignored: every run exits 0 within 200 ms.
-    @Test func aStopInTheFirstMillisecondsOfPlayEndsItAt0() async throws {
+    @Test func exitTimeOfPlayStoppedInItsFirstMilliseconds() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
             let sound = directory + "/long.wav"
@@ -179,7 +181,7 @@ struct SignalTests {
     /// SIGINT and SIGTERM while a file plays: the sound stops, status 0 within 200 ms, no "played" summary
     /// (the file was not played to its end) and no other line.
     @Test(arguments: [SIGINT, SIGTERM])
-    func aSignalStopsPlayAt0(signal: Int32) async throws {
+    func exitTimeOfPlayAfterASignal(signal: Int32) async throws {
         try await withPrivateServer { server in
             let sound = try temporaryDirectory() + "/long.wav"
             try writeWAV(sound, samples: noiseSamples(count: 44_100 * 20), channels: 1)
@@ -205,7 +207,7 @@ struct SignalTests {
 
     /// `play --levels-json | head -1`: the reader leaves after one line; playback stops there (as a
     /// pipeline's writer does on SIGPIPE), with one line saying so and exit 74, not after the 20 s file.
-    @Test func aReaderThatLeavesStopsPlayWithOneLine() async throws {
+    @Test func stopTimeOfPlayWhoseReaderLeaves() async throws {
         try await withPrivateServer { server in
             let sound = try temporaryDirectory() + "/long.wav"
             try writeWAV(sound, samples: noiseSamples(count: 44_100 * 20), channels: 1)
@@ -248,7 +250,7 @@ struct SignalTests {
     /// SIGUSR2 and SIGALRM have no use here: they are ignored (they used to kill the process and lose up
     /// to 100 ms); SIGUSR1 drops a marker. The take goes on, and a later SIGINT finalizes it with
     /// everything in it, the marker included.
-    @Test func unusedSignalsAreIgnoredAndTheTakeGoesOnUntilSIGINT() async throws {
+    @Test func exitTimeOfRecordAfterIgnoredSignalsAndAMarker() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
             let noise = noiseSamples(count: 22_050, seed: 0x05)
@@ -293,7 +295,7 @@ struct SignalTests {
 
     /// A terminal closed under a recording (tmux kill-session: the interactive shell gets SIGHUP and passes
     /// it to its job): the recorder finalizes and is gone within 200 ms, the played noise bit-exact.
-    @Test func closingTheTerminalFinalizesTheTake() async throws {
+    @Test func exitTimeOfRecordWhenItsTerminalCloses() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
             let noise = noiseSamples(count: 22_050, seed: 0x1D)
@@ -311,12 +313,12 @@ struct SignalTests {
             let sent = monotonicSeconds()
             try terminal.tmux(["kill-session"])
             while isRunning(pid) {
-                guard monotonicSeconds() - sent < 5 else { 
+                guard monotonicSeconds() - sent < 30 else {  // a hang: the bound on the exit time is below
                     let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? "?"
                     let command = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? "?"
                     let parent = stat.split(separator: " ")[3]
                     let parentStatus = (try? String(contentsOfFile: "/proc/\(parent)/status", encoding: .utf8)) ?? "?"
-                    throw TestFailure("recorder \(pid) still runs 5 s after the terminal closed: \(stat) \(command) PARENT \(parentStatus)")
+                    throw TestFailure("recorder \(pid) still runs 30 s after the terminal closed: \(stat) \(command) PARENT \(parentStatus)")
                 }
                 try await Task.sleep(for: .milliseconds(1))
             }
@@ -371,7 +373,7 @@ struct SignalTests {
 
     /// A reader that stops reading (`| sleep 25`, its pipe full): SIGINT still ends the run promptly
     /// (the last lines are dropped after 0.5 s and said to be), exit 74, the file complete.
-    @Test func aStalledReaderDoesNotHoldUpTheStop() async throws {
+    @Test func exitTimeOfRecordWhoseLevelReaderStalls() async throws {
         try await withPrivateServer { server in
             let path = try temporaryDirectory() + "/take.aiff"
             let recorder = try builtProduct("recorder")
@@ -401,7 +403,7 @@ struct SignalTests {
     /// and one line that says so; the pipe holds exactly the frames the summary counts (FLAC: decodable
     /// up to its last whole block, the block still in the encoder lost with the reader).
     @Test(arguments: ["raw", "flac"])
-    func aReaderOfTheAudioThatStallsDoesNotHoldUpTheStop(type: String) async throws {
+    func exitTimeOfRecordWhoseAudioReaderStalls(type: String) async throws {
         try await withPrivateServer { server in
             let out = try temporaryDirectory() + "/out." + type
             let recorder = try builtProduct("recorder")
@@ -439,7 +441,7 @@ struct SignalTests {
 
     /// `record -` (AU to a pipe) stopped in its first milliseconds: SIGINT and SIGTERM at 0…50 ms, 3 runs
     /// each: status 0 within 200 ms; the pipe carried nothing or a valid AU stream of whole frames.
-    @Test func aStopInTheFirstMillisecondsOfRecordToAPipeEndsItAt0() async throws {
+    @Test func exitTimeOfRecordToAPipeStoppedInItsFirstMilliseconds() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
             let recorder = try builtProduct("recorder")
@@ -509,37 +511,33 @@ struct SignalTests {
     }
 }
 
-/// The pid of the `recorder record PATH` process, once it runs (bounded at 10 s).
+/// The pid of the `recorder record PATH` process, once it runs.
 private func recorderProcess(writing path: String) async throws -> pid_t {
-    for _ in 0..<1_000 {
+    var pid: pid_t?
+    try await waitFor("a recorder process writing \(path)") {
         let found = try runProcess("pgrep", ["-f", "recorder record \(path) "])
-        if let pid = found.stdout.split(separator: "\n").first.flatMap({ pid_t($0) }) { return pid }
-        try await Task.sleep(for: .milliseconds(10))
+        pid = found.stdout.split(separator: "\n").first.flatMap { pid_t($0) }
+        return pid != nil
     }
-    throw TestFailure("no recorder process writing \(path) appeared")
+    return pid!
 }
 
-/// Waits (bounded at 10 s) until the file has `count` complete lines.
+/// Waits until the file has `count` complete lines.
 private func waitForLines(in path: String, count: Int) async throws {
-    for _ in 0..<1_000 {
-        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-        if text.split(separator: "\n").count >= count { return }
-        try await Task.sleep(for: .milliseconds(10))
+    try await waitFor("\(path) to have \(count) lines") {
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").count >= count
     }
-    throw TestFailure("\(path) never had \(count) lines")
 }
 
-/// Waits (bounded at 10 s) until the level lines in `path` show signal and then a silent buffer.
+/// Waits until the level lines in `path` show signal and then a silent buffer.
 private func waitForSilenceAfterSignal(in path: String) async throws {
-    for _ in 0..<1_000 {
+    try await waitFor("\(path) to show the signal followed by silence") {
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         let complete = text.hasSuffix("\n") ? text : String(text[..<(text.lastIndex(of: "\n") ?? text.startIndex)])
         let levels = (try? levelLines(complete)) ?? []
-        if let loud = levels.firstIndex(where: { $0.peak_db[0] > -160 }),
-           levels[loud...].contains(where: { $0.peak_db[0] == -160 }) { return }
-        try await Task.sleep(for: .milliseconds(10))
+        guard let loud = levels.firstIndex(where: { $0.peak_db[0] > -160 }) else { return false }
+        return levels[loud...].contains { $0.peak_db[0] == -160 }
     }
-    throw TestFailure("\(path) never showed the signal followed by silence")
 }
 
 /// Whether `pid` still runs: it exists and is not a zombie (an orphan whose exit nobody has collected yet,

@@ -36,9 +36,11 @@ private struct NoiseLayout: CustomStringConvertible {
     }
 }
 
+/// In the test command's timing stage (on its own): a 5 s SIGSTOP is the fault, and where the audio after
+/// it lands against the wall clock is what is measured.
 @Suite(.timeLimit(.minutes(2)))
-struct OverrunTests {
-    @Test func aStallLongerThanTheServersQueueIsOneCountedLossAndTheFileKeepsWallClockTime() async throws {
+struct OverrunTimingTests {
+    @Test func placementOfTheAudioAfterAStallLongerThanTheServersQueueOneCountedLoss() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
             let noise = noiseSamples(count: 44_100 * 12)

@@ -1,0 +1,162 @@
+// The oracle for "bit-exact": parecord capturing the same source beside the recorder under test, so a take
+// is compared with what the server really delivered, its glitches included, never with a model of them.
+import Foundation
+
+/// A raw capture of `source` by `parecord`, started before the recorder under test and stopped after it.
+/// Two record streams on one source receive the same data from the server: a sink that played silence
+/// because a player was late (pipewire-pulse does), or a block delivered late, is in both. So the take
+/// must equal the stretch of this capture it stands in, sample for sample, less only the losses the
+/// recorder itself counted and placed.
+public final class ReferenceCapture: @unchecked Sendable {
+    // @unchecked Sendable: every stored property is set in init and never changed; the process is only
+    // signalled and awaited.
+    public let path: String
+    public let channels: Int
+    public let format: RawSampleFormat
+    private let process: RunningProcess
+
+    /// The raw sample formats a reference is taken in: the recorder's own, so the server converts the
+    /// same way for both streams.
+    public enum RawSampleFormat: String, Sendable {
+        case s16le, s24le, s32le, float32le
+
+        public var bytes: Int {
+            switch self {
+            case .s16le: 2
+            case .s24le: 3
+            case .s32le, .float32le: 4
+            }
+        }
+
+        /// A little-endian sample as a fraction of full scale (libsndfile's normalised doubles).
+        func value(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Double {
+            var raw: UInt32 = 0
+            for index in (0..<self.bytes).reversed() { raw = raw << 8 | UInt32(bytes[offset + index]) }
+            switch self {
+            case .s16le: return Double(Int16(bitPattern: UInt16(truncatingIfNeeded: raw))) / 32_768
+            case .s24le: return Double(Int32(bitPattern: raw << 8) >> 8) / 8_388_608
+            case .s32le: return Double(Int32(bitPattern: raw)) / 2_147_483_648
+            case .float32le: return Double(Float(bitPattern: raw))
+            }
+        }
+    }
+
+    /// Starts `parecord` on `source` and returns once the server delivers to it (its file has grown; a
+    /// null sink's monitor delivers silence while nothing plays). The ceiling, 60 s, only a hang reaches.
+    public init(server: PrivateServer, source: String, rate: Int = 44_100, channels: Int = 1,
+                format: RawSampleFormat = .s16le, directory: String) async throws {
+        self.channels = channels
+        self.format = format
+        path = directory + "/reference-\(source)-\(format.rawValue)-\(rate).raw"
+        // 50 ms fragments: what the test waits for arrives soon after the server has it.
+        process = try RunningProcess("/usr/bin/parecord", [
+            "--raw", "--format=\(format.rawValue)", "--rate=\(rate)", "--channels=\(channels)",
+            "--latency-msec=50", "-d", source, path,
+        ], environment: server.clientEnvironment)
+        try await waitFor("parecord on \(source) to deliver") { [path] in fileSize(path) > 0 }
+    }
+
+    /// The capture so far, as fractions of full scale, interleaved.
+    public func values() throws -> [Double] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let width = format.bytes
+        return data.withUnsafeBytes { bytes in
+            (0..<(bytes.count / width)).map { format.value(bytes, at: $0 * width) }
+        }
+    }
+
+    /// The capture so far as 16-bit samples (for an `.s16le` reference).
+    public func samples() throws -> [Int16] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return data.withUnsafeBytes { bytes in
+            (0..<(bytes.count / 2)).map { Int16(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self)) }
+        }
+    }
+
+    /// Waits until the capture holds `take` wholly (found where it stands, and that far delivered) and
+    /// returns the comparison; the capture goes on. The ceiling, 60 s, only a hang reaches.
+    public func compare(_ take: [Int16]) async throws -> TakeComparison {
+        try await compare(take.map { Double($0) / 32_768 })
+    }
+
+    /// As `compare(_:)` for a take read as fractions of full scale (any sample format).
+    public func compare(_ take: [Double]) async throws -> TakeComparison {
+        var comparison: TakeComparison?
+        try await waitFor("the reference capture to hold the take") { [self] in
+            guard let values = try? values() else { return false }
+            let found = TakeComparison(take: take, reference: values, channels: channels)
+            comparison = found
+            return found.offset != nil && found.covered
+        }
+        return comparison!
+    }
+
+    /// Stops parecord (idempotent). SIGKILL: a test's thread blocks SIGTERM and the child inherits the
+    /// mask; a raw capture has no header to finish, and what was compared is on disk already.
+    public func stop() {
+        process.send(SIGKILL)
+    }
+
+    deinit { stop() }
+}
+
+/// A take set against a reference capture of the same source.
+public struct TakeComparison: Sendable {
+    /// Where the take's first sample stands in the reference (in samples), or nil if its signal is not there.
+    public let offset: Int?
+    /// Whether the reference reaches the take's last sample.
+    public let covered: Bool
+    /// Samples of the take that differ from the reference where it stands (or lie outside it).
+    public let differing: Int
+    /// The first differing sample's index in the take, or nil.
+    public let firstDifference: Int?
+
+    /// Places `take` in `reference` by its first stretch of signal (64 frames from the first non-zero
+    /// sample: noise does not repeat), then compares every sample.
+    init(take: [Double], reference: [Double], channels: Int) {
+        let window = 64 * channels
+        guard let first = take.firstIndex(where: { $0 != 0 }).map({ $0 - $0 % channels }),
+              first + window <= take.count, reference.count >= window else {
+            (offset, covered, differing, firstDifference) = (nil, false, take.count, nil)
+            return
+        }
+        let needle = take[first..<(first + window)]
+        let found = stride(from: 0, through: reference.count - window, by: channels).first { start in
+            reference[start] == needle.first! && reference[start..<(start + window)].elementsEqual(needle)
+        }
+        guard let found, found >= first else {
+            (offset, covered, differing, firstDifference) = (nil, false, take.count, nil)
+            return
+        }
+        let offset = found - first
+        self.offset = offset
+        covered = offset + take.count <= reference.count
+        var count = 0
+        var firstIndex: Int?
+        for index in take.indices {
+            let position = offset + index
+            if position >= reference.count || take[index] != reference[position] {
+                count += 1
+                if firstIndex == nil { firstIndex = index }
+            }
+        }
+        differing = count
+        firstDifference = firstIndex
+    }
+}
+
+/// The size of a file in bytes, 0 if it is not there.
+public func fileSize(_ path: String) -> Int {
+    var status = stat()
+    return stat(path, &status) == 0 ? Int(status.st_size) : 0
+}
+
+/// Polls `condition` every 20 ms until it holds, off the cooperative threads' time; throws after
+/// `ceiling` seconds, a bound only a hang reaches (never a bound on how long a state may take under load).
+public func waitFor(_ what: String, ceiling: Double = 60, _ condition: () throws -> Bool) async throws {
+    let deadline = monotonicSeconds() + ceiling
+    while try !condition() {
+        guard monotonicSeconds() < deadline else { throw TestFailure("waited \(Int(ceiling)) s for \(what): hung") }
+        try await Task.sleep(nanoseconds: 20_000_000)
+    }
+}
