@@ -47,7 +47,7 @@ public final class ReferenceCapture: @unchecked Sendable {
                 format: RawSampleFormat = .s16le, directory: String) async throws {
         self.channels = channels
         self.format = format
-        path = directory + "/reference-\(source)-\(format.rawValue)-\(rate).raw"
+        path = directory + "/reference-\(source)-\(format.rawValue)-\(rate)-\(UUID().uuidString.prefix(8)).raw"
         // 50 ms fragments: what the test waits for arrives soon after the server has it.
         process = try RunningProcess("/usr/bin/parecord", [
             "--raw", "--format=\(format.rawValue)", "--rate=\(rate)", "--channels=\(channels)",
@@ -81,14 +81,49 @@ public final class ReferenceCapture: @unchecked Sendable {
 
     /// As `compare(_:)` for a take read as fractions of full scale (any sample format).
     public func compare(_ take: [Double]) async throws -> TakeComparison {
+        try await compare(take, at: nil)
+    }
+
+    /// As `compare(_:)` for a take whose first sample must stand at `offset` in the capture (a second
+    /// file of the same recording, placed by its start frame).
+    public func compare(_ take: [Int16], at offset: Int) async throws -> TakeComparison {
+        try await compare(take.map { Double($0) / 32_768 }, at: offset)
+    }
+
+    /// As `compare(_:)` for a take with gaps the recorder counted and placed (`inGap(frame)`): there the
+    /// take must be silence, and the capture, which lost nothing then, is not compared.
+    public func compare(_ take: [Int16], gaps inGap: @escaping (Int) -> Bool) async throws -> TakeComparison {
+        try await compare(take.map { Double($0) / 32_768 }, at: nil, gaps: inGap)
+    }
+
+    private func compare(_ take: [Double], at offset: Int?, gaps: ((Int) -> Bool)? = nil) async throws -> TakeComparison {
         var comparison: TakeComparison?
         try await waitFor("the reference capture to hold the take") { [self] in
             guard let values = try? values() else { return false }
-            let found = TakeComparison(take: take, reference: values, channels: channels)
+            let found = TakeComparison(take: take, reference: values, channels: channels, offset: offset, gaps: gaps)
             comparison = found
             return found.offset != nil && found.covered
         }
         return comparison!
+    }
+
+    /// The ear for playback: waits until the capture holds `played` from its first samples to its end (a
+    /// sink's monitor hears what was played into the sink), and returns how many of its samples were heard
+    /// otherwise, or nil if its beginning was never heard. The ceiling, 60 s, only a hang reaches.
+    public func differencesHearing(_ played: [Int16]) async throws -> Int? {
+        let probe = Array(played.prefix(64 * channels))
+        var differing: Int?
+        do {
+            try await waitFor("the reference capture to hear what was played") { [self] in
+                let heard = try samples()
+                guard let start = firstIndex(of: probe, in: heard), start + played.count <= heard.count else { return false }
+                differing = zip(heard[start..<(start + played.count)], played).filter { $0 != $1 }.count
+                return true
+            }
+        } catch is TestFailure {
+            return nil  // never heard whole within the ceiling
+        }
+        return differing
     }
 
     /// Stops parecord (idempotent). SIGKILL: a test's thread blocks SIGTERM and the child inherits the
@@ -113,35 +148,40 @@ public struct TakeComparison: Sendable {
 
     /// Places `take` in `reference` by its first stretch of signal (64 frames from the first non-zero
     /// sample: noise does not repeat), then compares every sample.
-    init(take: [Double], reference: [Double], channels: Int) {
-        let window = 64 * channels
-        guard let first = take.firstIndex(where: { $0 != 0 }).map({ $0 - $0 % channels }),
-              first + window <= take.count, reference.count >= window else {
+    /// `offset`: where the take must stand, if known; else it is found. `gaps`: frames of the take that
+    /// must be silence instead.
+    init(take: [Double], reference: [Double], channels: Int, offset knownOffset: Int? = nil, gaps: ((Int) -> Bool)? = nil) {
+        guard let offset = knownOffset ?? Self.place(take, in: reference, channels: channels), offset >= 0 else {
             (offset, covered, differing, firstDifference) = (nil, false, take.count, nil)
             return
         }
-        let needle = take[first..<(first + window)]
-        let found = stride(from: 0, through: reference.count - window, by: channels).first { start in
-            reference[start] == needle.first! && reference[start..<(start + window)].elementsEqual(needle)
-        }
-        guard let found, found >= first else {
-            (offset, covered, differing, firstDifference) = (nil, false, take.count, nil)
-            return
-        }
-        let offset = found - first
         self.offset = offset
         covered = offset + take.count <= reference.count
         var count = 0
         var firstIndex: Int?
         for index in take.indices {
             let position = offset + index
-            if position >= reference.count || take[index] != reference[position] {
+            let wrong = gaps?(index / channels) == true ? take[index] != 0
+                : position >= reference.count || take[index] != reference[position]
+            if wrong {
                 count += 1
                 if firstIndex == nil { firstIndex = index }
             }
         }
         differing = count
         firstDifference = firstIndex
+    }
+
+    /// Where the take's first sample stands in the reference, found by the take's first stretch of signal.
+    private static func place(_ take: [Double], in reference: [Double], channels: Int) -> Int? {
+        let window = 64 * channels
+        guard let first = take.firstIndex(where: { $0 != 0 }).map({ $0 - $0 % channels }),
+              first + window <= take.count, reference.count >= window else { return nil }
+        let needle = take[first..<(first + window)]
+        let found = stride(from: 0, through: reference.count - window, by: channels).first { start in
+            reference[start] == needle.first! && reference[start..<(start + window)].elementsEqual(needle)
+        }
+        return found.map { $0 - first }
     }
 }
 

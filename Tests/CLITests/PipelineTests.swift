@@ -6,14 +6,11 @@ import RecorderKit
 import Testing
 import TestSupport
 
-/// Waits (up to 20 s) until the file at `path` holds a line, polling: the state a shell pipeline
-/// leaves for the test to see.
+/// Waits until the file at `path` holds a line: the state a shell pipeline leaves for the test to see.
 private func waitForALine(in path: String) async throws {
-    for _ in 0..<1_000 {
-        if let text = try? String(contentsOfFile: path, encoding: .utf8), text.contains("\n") { return }
-        try await Task.sleep(for: .milliseconds(20))
+    try await waitFor("a line in \(path)") {
+        (try? String(contentsOfFile: path, encoding: .utf8))?.contains("\n") == true
     }
-    throw TestFailure("nothing was written to \(path) in 20 s")
 }
 
 @Suite(.timeLimit(.minutes(2)))
@@ -41,27 +38,24 @@ struct PipelineTests {
                 + "-d \(PrivateServer.monoSink).monitor --levels-json 2>'\(log)') | "
                 + reader.replacingOccurrences(of: "OUT", with: "'\(out)'")
             let environment = server.clientEnvironment
+            let reference = try await ReferenceCapture(server: server, source: PrivateServer.monoSink + ".monitor", directory: directory)
             let pipeline = Task { try await offThread { try runProcess("bash", ["-c", command], environment: environment) } }
             try await waitForALine(in: log)  // the first level line: capture runs, the file has begun
             try await server.play(directory + "/noise.wav")
-            var heard = false
-            for _ in 0..<1_000 {
+            try await waitFor("\(type): the noise and silence after it") {
                 let lines = (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n") ?? []
-                heard = lines.drop { !$0.contains("\"peak_db\": [0") && !$0.contains("\"peak_db\": [-0") }
+                return lines.drop { !$0.contains("\"peak_db\": [0") && !$0.contains("\"peak_db\": [-0") }
                     .contains { $0.contains("\"peak_db\": [null]") }
-                if heard { break }
-                try await Task.sleep(for: .milliseconds(20))
             }
-            #expect(heard, "\(type): the noise and silence after it were not seen in 20 s")
             let pid = try #require(pid_t(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
             kill(pid, SIGINT)
             let result = try await pipeline.value
             #expect(result.status == 0, "\(result.stderr)")
             let take = try readSoundFile(out)
-            let found = firstIndex(of: Array(noise.prefix(64)), in: take.samples)
-            let start = try #require(found, "no noise in what \(type) carried")
-            let exact = Array(take.samples[start..<min(take.samples.count, start + noise.count)]) == noise
-            #expect(exact, "\(type): the noise is not sample for sample in what the reader decoded")
+            #expect(firstIndex(of: Array(noise.prefix(64)), in: take.samples) != nil, "no noise in what \(type) carried")
+            let comparison = try await reference.compare(take.samples)
+            #expect(comparison.offset != nil && comparison.differing == 0,
+                    "\(type): \(comparison.differing) samples the reader decoded differ from what the monitor delivered")
             let errors = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
             #expect(errors.filter { $0.hasPrefix("{\"t\":") }.count >= 20, "the level lines are on stderr")
             #expect(errors.last?.hasPrefix("recorded standard output: ") == true
@@ -130,10 +124,7 @@ struct PlayFromStandardInputTests {
             let directory = try temporaryDirectory()
             let noise = noiseSamples(count: 88_200, seed: 41)
             try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
-            let ear = try Recorder(source: PrivateServer.monoSink + ".monitor", server: server.address)
-            defer { ear.stop() }
-            let readings = ear.levelReadings()
-            try ear.record(to: directory + "/heard.aiff")
+            let ear = try await ReferenceCapture(server: server, source: PrivateServer.monoSink + ".monitor", directory: directory)
             let command = "set -o pipefail; sox '\(directory)/noise.wav' -t \(type) - | '\(try builtProduct("recorder"))' play - "
                 + "-d \(PrivateServer.monoSink) --levels-json"
             let environment = server.clientEnvironment
@@ -142,18 +133,8 @@ struct PlayFromStandardInputTests {
             let levels = try levelLines(result.stdout)
             #expect(levels.count == 20 && levels.last?.frames == 88_200, "\(result.stdout)")
             #expect(result.stderr == "played standard input: 2.000 s to \(PrivateServer.monoSink)\n")
-            // The monitor trails the sink: stop once it has carried the noise and then a silent buffer.
-            var heardSignal = false
-            for await reading in readings {
-                if reading.channels[0].peakPower > -20 { heardSignal = true }
-                if heardSignal && reading.channels[0].peakPower <= -160 { break }
-            }
-            _ = try await ear.stopRecording()
-            let heard = try readSoundFile(directory + "/heard.aiff").samples
-            let found = firstIndex(of: Array(noise.prefix(64)), in: heard)
-            let start = try #require(found, "the monitor did not hear the noise")
-            let exact = Array(heard[start..<min(heard.count, start + noise.count)]) == noise
-            #expect(exact, "\(type): the monitor did not hear the noise sample for sample")
+            let differing = try await ear.differencesHearing(noise)
+            #expect(differing == 0, "\(type): the monitor did not hear the noise sample for sample (\(differing.map(String.init) ?? "not at all"))")
 
             let flac = "sox '\(directory)/noise.wav' -t flac - | '\(try builtProduct("recorder"))' play - -d \(PrivateServer.monoSink)"
             let refused = try await offThread { try runProcess("bash", ["-c", flac], environment: environment) }

@@ -6,30 +6,25 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// The file's samples checked against `noise` placed on the file's timeline: every sample inside a gap
-/// is silence, every other sample inside the noise's span is the noise's sample for that instant.
-/// Returns the number of noise samples that fell in gaps.
+/// The file's samples checked against `reference`, a capture of the same monitor taken beside the recorder:
+/// every sample inside a gap the recorder reported is silence, every other sample is what the server
+/// delivered for that instant. The noise's start must be in the file, its whole span too. Returns the
+/// number of samples that fell in gaps.
 @discardableResult
-func expectTimeAligned(_ file: [Int16], noise: [Int16], gaps: [RecordingGap],
-                       sourceLocation: SourceLocation = #_sourceLocation) throws -> Int {
+func expectTimeAligned(_ file: [Int16], noise: [Int16], gaps: [RecordingGap], reference: ReferenceCapture,
+                       sourceLocation: SourceLocation = #_sourceLocation) async throws -> Int {
     let offset = try #require(firstIndex(of: Array(noise[0..<64]), in: file), "the noise's start is not in the file",
                               sourceLocation: sourceLocation)
-    func inGap(_ index: Int) -> Bool {
-        gaps.contains { Int64(index) >= $0.startFrame && Int64(index) < $0.startFrame + $0.frameCount }
-    }
-    var mismatches = 0, silenced = 0
-    for index in offset..<min(file.count, offset + noise.count) {
-        if inGap(index) {
-            if file[index] != 0 { mismatches += 1 }
-            silenced += 1
-        } else if file[index] != noise[index - offset] {
-            mismatches += 1
-        }
-    }
-    #expect(mismatches == 0, "\(mismatches) samples out of place", sourceLocation: sourceLocation)
     #expect(file.count >= offset + noise.count, "the file ends \(offset + noise.count - file.count) frames early",
             sourceLocation: sourceLocation)
-    return silenced
+    let inGap: (Int) -> Bool = { index in
+        gaps.contains { Int64(index) >= $0.startFrame && Int64(index) < $0.startFrame + $0.frameCount }
+    }
+    let comparison = try await reference.compare(file, gaps: inGap)
+    #expect(comparison.offset != nil && comparison.differing == 0,
+            "\(comparison.differing) samples out of place, the first at \(comparison.firstDifference ?? -1)",
+            sourceLocation: sourceLocation)
+    return file.indices.filter(inGap).count
 }
 
 /// The events up to and including the next `.recordingFinished`.
@@ -137,6 +132,7 @@ struct FaultToleranceTests {
                 }
             }
             let path = directory + "/drained.aiff"
+            let reference = try await ReferenceCapture(server: server, source: monitor, directory: directory)
             try recorder.record(to: path)
             let (program, arguments) = unblockingSignals("/usr/bin/paplay", ["--volume=65536", "-d", PrivateServer.monoSink,
                                                                              directory + "/noise.wav"])
@@ -155,7 +151,9 @@ struct FaultToleranceTests {
             let played = file.samples.count - offset
             // The noise may begin inside the buffer that started the second: up to one buffer less.
             #expect(played > 44_100 - 4_410 && played < noise.count, "\(played) frames of noise in the file")
-            #expect(Array(file.samples[offset...].prefix(noise.count)) == Array(noise.prefix(played)))
+            let comparison = try await reference.compare(file.samples)
+            #expect(comparison.offset != nil && comparison.differing == 0,
+                    "\(comparison.differing) samples differ from the reference capture, the first at \(comparison.firstDifference ?? -1)")
             print("stop: server had captured through frame \(serverCaptured); the file ends at "
                   + "\(done.startFrame + done.frameCount)")
         }
@@ -186,6 +184,7 @@ struct FaultToleranceTests {
             let directory = try temporaryDirectory()
             let noise = noiseSamples(count: 44_100 * 2, seed: 3)
             try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+            let reference = try await ReferenceCapture(server: server, source: monitor, directory: directory)
             let recorder = try Recorder(source: monitor, server: server.address)
             defer { recorder.stop() }
             let events = recorder.events()
@@ -206,7 +205,7 @@ struct FaultToleranceTests {
                 joined += contents.samples
             }
             #expect(joined.count == Int(summary.frameCount))
-            try expectTimeAligned(joined, noise: noise, gaps: [])
+            try await expectTimeAligned(joined, noise: noise, gaps: [], reference: reference)
             let started = try await eventsUntilFinished(events).compactMap { event -> String? in
                 if case .fileStarted(let path, _) = event { return path } else { return nil }
             }
@@ -307,6 +306,7 @@ struct FaultTimingTests {
             let directory = try temporaryDirectory()
             let noise = noiseSamples(count: 44_100 * 3)
             try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+            let reference = try await ReferenceCapture(server: server, source: monitor, directory: directory)
             // libpulse may hold 400 ms for us; the handler then stalls 1.5 s once (a disk that hangs).
             let recorder = try Recorder(source: monitor, server: server.address, maxQueueDuration: 0.4)
             defer { recorder.stop() }
@@ -352,7 +352,7 @@ struct FaultTimingTests {
             #expect(summary.gaps.map(\.frameCount).reduce(0, +) == dropped)
             let file = try readSoundFile(path)
             #expect(Int64(file.frames) == summary.frameCount)
-            let silenced = try expectTimeAligned(file.samples, noise: noise, gaps: summary.gaps)
+            let silenced = try await expectTimeAligned(file.samples, noise: noise, gaps: summary.gaps, reference: reference)
             #expect(silenced > 0)
             print("queue overflow: \(dropped) frames dropped in \(summary.gaps.count) gaps, file time-aligned")
         }

@@ -168,6 +168,7 @@ struct RecordingTests {
             let directory = try temporaryDirectory()
             let noise = noiseSamples(count: 88_200)
             try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+            let reference = try await ReferenceCapture(server: server, source: PrivateServer.monoSink + ".monitor", directory: directory)
             let recorder = try Recorder(source: PrivateServer.monoSink + ".monitor", server: server.address)
             defer { recorder.stop() }
             let readings = recorder.levelReadings()
@@ -179,18 +180,22 @@ struct RecordingTests {
             let take = try readSoundFile(directory + "/take.aiff")
             let start = try #require(firstIndex(of: Array(noise.prefix(64)), in: take.samples))
             #expect(take.samples.count >= start + noise.count)
-            #expect(Array(take.samples[start..<min(take.samples.count, start + noise.count)]) == noise)
+            // Every sample as the server delivered it (a reference capture of the same monitor).
+            let comparison = try await reference.compare(take.samples)
+            #expect(comparison.offset != nil && comparison.differing == 0,
+                    "\(comparison.differing) samples differ from the reference capture, the first at \(comparison.firstDifference ?? -1)")
         }
     }
 
     /// `record(to:)` right after `stopRecording()`: each file lies exactly where its summary says, bit-exact
-    /// against the noise; frames delivered between the two calls (usually none; once 2 205 under the full
+    /// against a reference capture of the same monitor; frames delivered between the two calls (usually none; once 2 205 under the full
     /// suite's load) belong to neither file, and the start frames say how many.
     @Test func stopRecordingThenRecordAgainPlacesBothFilesExactly() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
             let noise = noiseSamples(count: 132_300, seed: 42)
             try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+            let reference = try await ReferenceCapture(server: server, source: PrivateServer.monoSink + ".monitor", directory: directory)
             let recorder = try Recorder(source: PrivateServer.monoSink + ".monitor", server: server.address)
             defer { recorder.stop() }
             let readings = recorder.levelReadings()
@@ -218,16 +223,15 @@ struct RecordingTests {
             let firstSamples = try readSoundFile(directory + "/first.aiff").samples
             let secondSamples = try readSoundFile(directory + "/second.aiff").samples
             #expect(Int64(firstSamples.count) == firstSummary.frameCount && Int64(secondSamples.count) == second.frameCount)
-            let start = try #require(firstIndex(of: Array(noise.prefix(64)), in: firstSamples))
-            // Where each file first departs from the noise (nil: nowhere), not the arrays: a failing
-            // comparison of 100 000 samples takes minutes to print.
-            let firstDeparture = zip(firstSamples[start...], noise).enumerated().first { $0.element.0 != $0.element.1 }?.offset
-            let held = firstSamples.count - start
-            #expect(firstDeparture == nil, "the first file departs from the noise \(firstDeparture ?? 0) frames into it (it holds \(held) frames of it; summary \(firstSummary))")
-            // The noise sample at the second file's first frame, from the two start frames alone.
-            let offset = Int(second.startFrame - (firstSummary.startFrame + Int64(start)))
-            let secondDeparture = zip(secondSamples, noise.dropFirst(offset)).enumerated().first { $0.element.0 != $0.element.1 }?.offset
-            #expect(secondDeparture == nil, "the second file departs from the noise at its frame \(secondDeparture ?? 0) (noise offset \(offset); summary \(second))")
+            #expect(firstIndex(of: Array(noise.prefix(64)), in: firstSamples) != nil, "the first file lacks the noise")
+            let firstComparison = try await reference.compare(firstSamples)
+            #expect(firstComparison.offset != nil && firstComparison.differing == 0,
+                    "the first file departs from the reference capture at \(firstComparison.firstDifference ?? -1) (summary \(firstSummary))")
+            // The second file where the two start frames alone put it.
+            let offset = try #require(firstComparison.offset) + Int(second.startFrame - firstSummary.startFrame)
+            let secondComparison = try await reference.compare(secondSamples, at: offset)
+            #expect(secondComparison.differing == 0,
+                    "the second file departs from the reference capture at its frame \(secondComparison.firstDifference ?? -1) (summary \(second))")
             if second.startFrame > firstEnd {
                 print("record(to:) after stopRecording(): \(second.startFrame - firstEnd) frames between the files")
             }
