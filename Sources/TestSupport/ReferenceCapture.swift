@@ -92,19 +92,28 @@ public final class ReferenceCapture: @unchecked Sendable {
 
     /// As `compare(_:)` for a take with gaps the recorder counted and placed (`inGap(frame)`): there the
     /// take must be silence, and the capture, which lost nothing then, is not compared.
-    public func compare(_ take: [Int16], gaps inGap: @escaping (Int) -> Bool) async throws -> TakeComparison {
+    public func compare(_ take: [Int16], gaps inGap: @escaping @Sendable (Int) -> Bool) async throws -> TakeComparison {
         try await compare(take.map { Double($0) / 32_768 }, at: nil, gaps: inGap)
     }
 
-    private func compare(_ take: [Double], at offset: Int?, gaps: ((Int) -> Bool)? = nil) async throws -> TakeComparison {
-        var comparison: TakeComparison?
-        try await waitFor("the reference capture to hold the take") { [self] in
-            guard let values = try? values() else { return false }
-            let found = TakeComparison(take: take, reference: values, channels: channels, offset: offset, gaps: gaps)
-            comparison = found
-            return found.offset != nil && found.covered
+    /// The file is read (on a thread of its own: a debug build takes a while over a long capture, which
+    /// would hold one of the test runner's two cooperative threads) only when it has grown: once to place
+    /// the take, once to compare it when the capture has reached its end.
+    private func compare(_ take: [Double], at knownOffset: Int?,
+                         gaps: (@Sendable (Int) -> Bool)? = nil) async throws -> TakeComparison {
+        let channels = self.channels
+        var offset = knownOffset
+        if offset == nil {
+            offset = try await whenGrown("the reference capture to hold the take's start") { [self] in
+                TakeComparison.place(take, in: try values(), channels: channels)
+            }
         }
-        return comparison!
+        let needed = ((offset ?? 0) + take.count) * format.bytes
+        try await waitFor("the reference capture to reach the take's end") { [path] in fileSize(path) >= needed }
+        let placed = offset
+        return try await offThread { [self] in
+            TakeComparison(take: take, reference: try values(), channels: channels, offset: placed, gaps: gaps)
+        }
     }
 
     /// The ear for playback: waits until the capture holds `played` from its first samples to its end (a
@@ -112,18 +121,35 @@ public final class ReferenceCapture: @unchecked Sendable {
     /// otherwise, or nil if its beginning was never heard. The ceiling, 60 s, only a hang reaches.
     public func differencesHearing(_ played: [Int16]) async throws -> Int? {
         let probe = Array(played.prefix(64 * channels))
-        var differing: Int?
+        let start: Int
         do {
-            try await waitFor("the reference capture to hear what was played") { [self] in
-                let heard = try samples()
-                guard let start = firstIndex(of: probe, in: heard), start + played.count <= heard.count else { return false }
-                differing = zip(heard[start..<(start + played.count)], played).filter { $0 != $1 }.count
-                return true
+            start = try await whenGrown("the reference capture to hear what was played") { [self] in
+                firstIndex(of: probe, in: try samples())
             }
         } catch is TestFailure {
-            return nil  // never heard whole within the ceiling
+            return nil  // its beginning never heard within the ceiling
         }
-        return differing
+        let needed = (start + played.count) * 2
+        try await waitFor("the reference capture to hear what was played to its end") { [path] in fileSize(path) >= needed }
+        return try await offThread { [self] in
+            let heard = try samples()
+            return zip(heard[start..<(start + played.count)], played).filter { $0 != $1 }.count
+        }
+    }
+
+    /// Runs `look` on a thread of its own each time the capture has grown, until it finds something.
+    private func whenGrown<T: Sendable>(_ what: String, _ look: @escaping @Sendable () throws -> T?) async throws -> T {
+        let deadline = monotonicSeconds() + 60
+        var looked = -1
+        while true {
+            let size = fileSize(path)
+            if size > looked {
+                looked = size
+                if let found = try await offThread(look) { return found }
+            }
+            guard monotonicSeconds() < deadline else { throw TestFailure("waited 60 s for \(what): hung") }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
     }
 
     /// Stops parecord (idempotent). SIGKILL: a test's thread blocks SIGTERM and the child inherits the
@@ -173,7 +199,7 @@ public struct TakeComparison: Sendable {
     }
 
     /// Where the take's first sample stands in the reference, found by the take's first stretch of signal.
-    private static func place(_ take: [Double], in reference: [Double], channels: Int) -> Int? {
+    static func place(_ take: [Double], in reference: [Double], channels: Int) -> Int? {
         let window = 64 * channels
         guard let first = take.firstIndex(where: { $0 != 0 }).map({ $0 - $0 % channels }),
               first + window <= take.count, reference.count >= window else { return nil }

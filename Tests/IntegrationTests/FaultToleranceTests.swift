@@ -17,7 +17,7 @@ func expectTimeAligned(_ file: [Int16], noise: [Int16], gaps: [RecordingGap], re
                               sourceLocation: sourceLocation)
     #expect(file.count >= offset + noise.count, "the file ends \(offset + noise.count - file.count) frames early",
             sourceLocation: sourceLocation)
-    let inGap: (Int) -> Bool = { index in
+    let inGap: @Sendable (Int) -> Bool = { index in
         gaps.contains { Int64(index) >= $0.startFrame && Int64(index) < $0.startFrame + $0.frameCount }
     }
     let comparison = try await reference.compare(file, gaps: inGap)
