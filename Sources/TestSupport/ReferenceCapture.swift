@@ -159,6 +159,14 @@ public final class ReferenceCapture: @unchecked Sendable {
         }
     }
 
+    /// The capture as 16-bit samples once it holds `frames` more than it does now (what was played before
+    /// the call has then been heard, however late the monitor delivers it).
+    public func samples(afterFrames frames: Int) async throws -> [Int16] {
+        let needed = fileSize(path) + frames * channels * format.bytes
+        try await waitFor("the reference capture to grow by \(frames) frames") { [path] in fileSize(path) >= needed }
+        return try await offThread { [self] in try samples() }
+    }
+
     /// Runs `look` on a thread of its own each time the capture has grown, until it finds something.
     private func whenGrown<T: Sendable>(_ what: String, _ look: @escaping @Sendable () throws -> T?) async throws -> T {
         let deadline = monotonicSeconds() + 60

@@ -95,6 +95,31 @@ public func decodedFrames(_ path: String) throws -> (frames: Int64, statedFrames
     return (decoded, Int64(info.frames))
 }
 
+/// Where what the monitor heard departs from what was played, or nil if it does not: `played` from its
+/// first samples on, with nothing lost or repeated, and silent only where the player reported an underrun
+/// (a run of 8 or more zeros, which the test signals never hold, is the sink playing nothing while the
+/// player was late: late, not lost; at most `underruns` such runs), then silence to the end.
+public func departure(ofHeard heard: [Int16], from played: [Int16], underruns: Int) -> String? {
+    guard let start = firstIndex(of: Array(played.prefix(1_000)), in: heard) else { return "the start was not heard" }
+    var joined: [Int16] = [], zeros = 0, gaps = 0, index = start
+    while index < heard.count, joined.count < played.count {
+        let sample = heard[index]
+        index += 1
+        if sample == 0 { zeros += 1; continue }
+        if zeros >= 8 { gaps += 1 } else { joined += repeatElement(0, count: zeros) }
+        zeros = 0
+        joined.append(sample)
+    }
+    joined += repeatElement(0, count: min(zeros, played.count - joined.count))
+    if gaps > underruns { return "\(gaps) silent gaps heard, \(underruns) underruns reported" }
+    if joined.count < played.count { return "only \(joined.count) of \(played.count) frames heard" }
+    if let first = zip(joined, played).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
+        return "departs \(first) frames in"
+    }
+    if let extra = heard[index...].firstIndex(where: { $0 != 0 }) { return "more was heard after it, at \(extra)" }
+    return nil
+}
+
 /// Where `needle` first stands contiguously in `haystack`, or nil.
 public func firstIndex(of needle: [Int16], in haystack: [Int16]) -> Int? {
     guard !needle.isEmpty, haystack.count >= needle.count else { return nil }

@@ -21,31 +21,6 @@ func monitoring(_ server: PrivateServer, sink: String = PrivateServer.monoSink, 
     return try readSoundFile(path).samples
 }
 
-/// Where what the monitor heard departs from what was played, or nil if it does not: `played` from its
-/// first samples on, with nothing lost or repeated, and silent only where the player reported an underrun
-/// (a run of 8 or more zeros, which the test signals never hold, is the sink playing nothing while the
-/// player was late: late, not lost; at most `underruns` such runs), then silence to the end.
-func departure(ofHeard heard: [Int16], from played: [Int16], underruns: Int) -> String? {
-    guard let start = firstIndex(of: Array(played.prefix(1_000)), in: heard) else { return "the start was not heard" }
-    var joined: [Int16] = [], zeros = 0, gaps = 0, index = start
-    while index < heard.count, joined.count < played.count {
-        let sample = heard[index]
-        index += 1
-        if sample == 0 { zeros += 1; continue }
-        if zeros >= 8 { gaps += 1 } else { joined += repeatElement(0, count: zeros) }
-        zeros = 0
-        joined.append(sample)
-    }
-    joined += repeatElement(0, count: min(zeros, played.count - joined.count))
-    if gaps > underruns { return "\(gaps) silent gaps heard, \(underruns) underruns reported" }
-    if joined.count < played.count { return "only \(joined.count) of \(played.count) frames heard" }
-    if let first = zip(joined, played).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
-        return "departs \(first) frames in"
-    }
-    if let extra = heard[index...].firstIndex(where: { $0 != 0 }) { return "more was heard after it, at \(extra)" }
-    return nil
-}
-
 /// Plays from `currentTime` and waits for the end; returns whether it finished successfully.
 func playToEnd(_ player: Player, _ play: (Player) async throws -> Void = { try await $0.play() }) async throws -> Bool {
     let events = player.events()
@@ -574,7 +549,8 @@ struct PlayerTimingTests {
             let first = try #require(heard.firstIndex { $0 != 0 })
             let heardAt = offset + Double(fileStart + Int64(first)) / 44_100
             print("play(atTime:) heard \(Int((heardAt - asked) * 1000)) ms after the time asked")
-            #expect(abs(heardAt - asked) <= 0.1, "heard \(Int((heardAt - asked) * 1000)) ms after the time asked")
+            // Measured: −49 ms on PulseAudio, +94 ms on PipeWire (its 100 ms quantum); bound over 5× those.
+            #expect(abs(heardAt - asked) <= 0.5, "heard \(Int((heardAt - asked) * 1000)) ms after the time asked")
             #expect(Array(signalRun(heard)) == Array(tone.drop { $0 == 0 }))
         }
     }

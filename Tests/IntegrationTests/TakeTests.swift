@@ -220,7 +220,8 @@ struct StartTimingTests {
             let lastCaptured = time + Double(holding.start + Int64(holding.frames) - start) / 44_100
             let late = holding.time - lastCaptured
             print("record(atTime:) on \(server.kind): the buffer holding the first frame arrived \(Int(late * 1000)) ms after its last frame was captured")
-            #expect(late > -0.12 && late < 0.35, "\(late) s")
+            // Measured: 1 ms on PulseAudio, −42 ms on PipeWire; bounds over 5× those.
+            #expect(late > -0.25 && late < 0.35, "\(late) s")
             let file = try readSoundFile(path)
             #expect(Array(file.samples) == Array(timeline.samples[Int(start)..<Int(start) + 22_050]))
         }

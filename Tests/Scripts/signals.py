@@ -124,7 +124,9 @@ def stalled_audio_reader(recorder, kind, source, out):
             break
         time.sleep(0.05)
     waiting = int.from_bytes(buffered, sys.byteorder)
-    time.sleep(0.3)  # more buffers queue behind the write that waits
+    # A second of audio queues behind the write that waits: more than the pipe's last page can take, even
+    # for a FLAC sine (0.3 s was not always: the take then ended with room to spare, exit 0).
+    time.sleep(1.0)
     status, exit_ms = stop(process, signal.SIGINT)
     errors = process.stderr.read().decode()
     with open(out, "wb") as kept:
