@@ -138,27 +138,6 @@ public final class ReferenceCapture: @unchecked Sendable {
         }
     }
 
-    /// The ear for playback: waits until the capture holds `played` from its first samples to its end (a
-    /// sink's monitor hears what was played into the sink), and returns how many of its samples were heard
-    /// otherwise, or nil if its beginning was never heard. The ceiling, 60 s, only a hang reaches.
-    public func differencesHearing(_ played: [Int16]) async throws -> Int? {
-        let probe = Array(played.prefix(64 * channels))
-        let start: Int
-        do {
-            start = try await whenGrown("the reference capture to hear what was played") { [self] in
-                firstIndex(of: probe, in: try samples())
-            }
-        } catch is TestFailure {
-            return nil  // its beginning never heard within the ceiling
-        }
-        let needed = (start + played.count) * 2
-        try await waitFor("the reference capture to hear what was played to its end") { [path] in fileSize(path) >= needed }
-        return try await offThread { [self] in
-            let heard = try samples()
-            return zip(heard[start..<(start + played.count)], played).filter { $0 != $1 }.count
-        }
-    }
-
     /// The capture as 16-bit samples once it holds `frames` more than it does now (what was played before
     /// the call has then been heard, however late the monitor delivers it).
     public func samples(afterFrames frames: Int) async throws -> [Int16] {

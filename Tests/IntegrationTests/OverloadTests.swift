@@ -15,9 +15,10 @@ struct OverloadTests {
             let noise = noiseSamples(count: 44_100 * 30, seed: 30)
             try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
             let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-            // Busy loops at normal priority, one per core (plus one), running until killed.
+            // Busy loops at normal priority, one per core (plus one), running until killed, or until this
+            // process is gone (a test run killed from outside leaves none behind).
             let hogs = try (0...cores).map { _ in
-                try RunningProcess("/bin/sh", ["-c", "while :; do :; done"], environment: [:])
+                try RunningProcess("/bin/sh", ["-c", "while kill -0 \(getpid()) 2>/dev/null; do :; done"], environment: [:])
             }
             defer { for hog in hogs { hog.send(SIGKILL); _ = hog.waitBlocking() } }
             let reference = try await ReferenceCapture(server: server, source: PrivateServer.monoSink + ".monitor", directory: directory)
