@@ -120,6 +120,14 @@ public func departure(ofHeard heard: [Int16], from played: [Int16], underruns: I
     return nil
 }
 
+/// Whether `take` holds a stretch of `signal` (64 samples of it, found from a few places in the take): its
+/// own signal, not another's or none, without assuming the sink played any particular part of it intact
+/// (a server can skip a cycle, its start included; what it delivered is a reference capture's to say).
+public func holdsStretch(of signal: [Int16], in take: [Int16]) -> Bool {
+    let loud = take.indices.filter { $0 % 4_410 == 0 && take[$0] != 0 && $0 + 64 <= take.count }
+    return loud.prefix(20).contains { firstIndex(of: Array(take[$0..<($0 + 64)]), in: signal) != nil }
+}
+
 /// Where `needle` first stands contiguously in `haystack`, or nil.
 public func firstIndex(of needle: [Int16], in haystack: [Int16]) -> Int? {
     guard !needle.isEmpty, haystack.count >= needle.count else { return nil }

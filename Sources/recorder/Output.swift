@@ -30,6 +30,8 @@ final class OutputChannel: Sendable {
         var closedAtStart = false
         var droppedBytes = 0
         var onFailure: (@Sendable (Int32) -> Void)?
+        /// A flush ran out of patience: the reader is not reading.
+        var gaveUp = false
     }
     private let state = Locked(State())
     private let writer: DispatchQueue
@@ -152,10 +154,14 @@ final class OutputChannel: Sendable {
         }
     }
 
-    /// Waits up to `seconds` for the queue to be written; true if it was (or nothing was queued).
+    /// Waits up to `seconds` for the queue to be written; true if it was (or nothing was queued). A reader
+    /// that let one wait run out is not waited for again: the patience is given once per run.
     @discardableResult
     func flush(seconds: Double) -> Bool {
-        busy.wait(timeout: .now() + seconds) == .success
+        let patience = state.withLock { $0.gaveUp } ? 0 : seconds
+        let done = busy.wait(timeout: .now() + patience) == .success
+        if !done { state.withLock { $0.gaveUp = true } }
+        return done
     }
 
     /// Bytes still queued (a reader that stopped reading).

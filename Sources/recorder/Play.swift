@@ -171,6 +171,7 @@ struct Play: AsyncParsableCommand {
             writeOutput("{\"event\": \"finished\", \"file\": \(jsonString(player.path ?? "")), \"successfully\": \(successfully)}\n")
         }
         if let error { throw error }
+        standardOutput.flush(seconds: 0.5)  // the JSON lines before the summary, as for record
         if finished && !quiet {
             let seconds = duration.map { min($0, player.duration * Double(max(1, loops + 1))) }
                 ?? player.duration * Double(loops + 1) - start

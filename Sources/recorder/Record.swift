@@ -270,6 +270,9 @@ struct Record: AsyncParsableCommand {
         await reporter.value
         await live.finish()
         guard let summary else { throw ExitCode(ExitStatus.other) }
+        // The level lines before the summary, as they happened, when both go to one place (`2>&1`): each
+        // descriptor has a writer of its own. A reader that is not reading gets this patience only once.
+        standardOutput.flush(seconds: 0.5)
         if !quiet { printSummary(summary, rate: capture.rate) }
         if let error = summary.error { throw fail(error, hint: error.code == .fileExists ? "pass --force to replace it" : nil) }
     }
