@@ -189,11 +189,14 @@ struct TerminalTests {
             let terminal = Terminal()
             try terminal.start("bash --norc --noprofile -i", width: 120, height: 40,
                                environment: ["PULSE_SERVER": server.address, "NO_COLOR": ""])
-            // The user runs stty a second into the job, then waits for it.
+            // The user runs stty while the job records (its file has begun, and the job still runs after
+            // stty), then waits for it.
             try terminal.tmux(["send-keys", "\(try builtProduct("recorder")) record \(path) --source \(PrivateServer.monoSink).monitor "
-                               + "--duration 3 & sleep 1; stty -a; wait $!; echo \"sta\"\"tus=$?\"", "Enter"])
+                               + "--duration 3 & until [ -s \(path) ]; do sleep 0.05; done; stty -a; kill -0 $! && echo \"job=run\"\"ning\"; "
+                               + "wait $!; echo \"sta\"\"tus=$?\"", "Enter"])
             let screen = try await terminal.waitFor("status=")  // typed as "sta""tus=", so only the output matches
             #expect(screen.contains("status=0"), "\(screen)")
+            #expect(screen.contains("job=running"), "stty ran while the job recorded: \(screen)")
             #expect(!screen.contains("keys: "), "no keys for a background job: \(screen)")
             #expect(screen.contains(" icanon") && !screen.contains("-icanon") && !screen.contains("-echo "),
                     "the terminal as the shell had it while the job ran: \(screen)")

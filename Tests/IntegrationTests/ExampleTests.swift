@@ -34,9 +34,9 @@ struct ExampleTests {
             #expect(lines.contains { $0.hasSuffix(left) }, "\(result.stdout)")
             #expect(lines.contains { $0.hasSuffix(right) }, "\(result.stdout)")
             // Every line between the first and the last is a meter line (time, channel, both bars), a pair
-            // every 100 ms while the 1.5 s file plays.
+            // each time the example's 100 ms timer fires while the file plays (how many: the machine's load).
             let meterLines = lines.dropFirst().dropLast()
-            #expect(meterLines.count >= 10 * 2, "\(result.stdout)")
+            #expect(meterLines.count >= 2 && meterLines.count % 2 == 0, "\(result.stdout)")
             #expect(meterLines.allSatisfy { $0.contains(" s  ch") && $0.contains(" avg ") && $0.contains("]  peak ") })
         }
     }
