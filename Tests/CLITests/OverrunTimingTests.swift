@@ -100,6 +100,7 @@ struct OverrunTimingTests {
             let file = try readSoundFile(path).samples
             let layout = try NoiseLayout(file: file, noise: noise)
             #expect(layout.silence == lost, "\(layout)")
+            // Measured: 0 frames (three runs); one 100 ms fragment allowed.
             #expect(abs(layout.timingError) <= 4_410, "\(layout)")
             let resumed = layout.departure + layout.silence
             let after = noise.count - layout.resumedNoiseFrame

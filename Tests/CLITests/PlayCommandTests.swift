@@ -88,8 +88,13 @@ struct PlayCommandTests {
             #expect(!rest.contains { $0.contains("\"successfully\": true") }, "\(rest)")
         }
     }
+}
 
-    @Test func inATerminalSpacePausesArrowsSeekAndQStops() async throws {
+/// The keys of `play` in a terminal, where the readout's clock is read against the wall clock since the
+/// key: in the test command's timing stage (one test at a time, on its own).
+@Suite(.timeLimit(.minutes(2)))
+struct PlayKeysTimingTests {
+    @Test func positionAfterSpacePausesAndAnArrowSeeksInATerminalThenQStops() async throws {
         try await withPrivateServer { server in
             let path = try temporaryDirectory() + "/long.wav"
             try writeWAV(path, samples: sineSamples(frames: 44_100 * 30, frequency: 1_000, amplitudes: [0.5]), channels: 1)

@@ -148,13 +148,15 @@ struct ExampleTests {
             // CI run, so it ended before the tutorial's pause button was pressed.
             let result = try await withSteadySine(on: server) {
                 try await offThread {
-                    try runProcess(example, [directory + "/tutorial.aiff", "2", PrivateServer.monoSink + ".monitor"],
+                    // 4 s: the tutorial pauses at its timer's fourth tick (1 s of wall clock) and resumes at its
+                    // sixth, well inside the take however late a loaded machine runs the timer.
+                    try runProcess(example, [directory + "/tutorial.aiff", "4", PrivateServer.monoSink + ".monitor"],
                                    environment: environment)
                 }
             }
             #expect(result.status == 0, "\(result.stderr)")
             let lines = result.stdout.split(separator: "\n").map(String.init)
-            #expect(lines.first == "recording \(directory)/tutorial.aiff for 2.0 s")
+            #expect(lines.first == "recording \(directory)/tutorial.aiff for 4.0 s")
             #expect(lines.contains("paused") && lines.contains("resumed"), "\(lines)")
             let meters = lines.filter { $0.contains(" average ") }
             #expect(meters.count >= 4, "\(lines)")
@@ -162,9 +164,9 @@ struct ExampleTests {
             // with part of a quantum of silence): its peak is the sine's, its average lower.
             #expect(meters.first?.hasSuffix("peak   -6.02 dBFS") == true, "\(meters)")
             #expect(meters.dropFirst().allSatisfy { $0.hasSuffix("average   -9.03 dBFS  peak   -6.02 dBFS") }, "\(meters)")
-            #expect(lines.last == "finished recording \(directory)/tutorial.aiff: 2.00 s, 88200 frames, paused 1 time(s) (successfully: true)",
+            #expect(lines.last == "finished recording \(directory)/tutorial.aiff: 4.00 s, 176400 frames, paused 1 time(s) (successfully: true)",
                     "\(lines)")
-            #expect(try readSoundFile(directory + "/tutorial.aiff").frames == 88_200)
+            #expect(try readSoundFile(directory + "/tutorial.aiff").frames == 176_400)
             for bad in [["x.aiff"], ["x.aiff", "nan"], ["x.aiff", "1"], ["x.aiff", "1e15"]] {
                 let refused = try await offThread { try runProcess(example, bad, environment: environment) }
                 #expect(refused.status == 1)

@@ -586,6 +586,7 @@ struct PlayerTimingTests {
             // reader reports it, after the stall: 9 441 frames later once under CI's load); CI's load may
             // add more, each reported.
             let reported = await underruns.value
+            print("underrun after a 1.5 s stall at frame 44 100: reported at frame \(reported.first ?? -1)")
             #expect(reported.first.map { (39_690...66_150).contains($0) } == true, "\(reported)")
             #expect(player.underrunCount == reported.count)
             // Heard: the tone with silent stretches (8 or more zero samples: the tone never has two in a
