@@ -87,32 +87,39 @@ public final class ReferenceCapture: @unchecked Sendable {
 
     /// Waits until the capture holds `take` wholly (found where it stands, and that far delivered) and
     /// returns the comparison; the capture goes on. The ceiling, 60 s, only a hang reaches.
-    public func compare(_ take: [Int16]) async throws -> TakeComparison {
-        try await compare(take.map { Double($0) / 32_768 })
+    ///
+    /// `played`: the 16-bit signal played into the sink, if known. pipewire-pulse does not always give two
+    /// record streams the same data: under load one of them (seen: the reference) gets a stretch of
+    /// silence the other does not. Where the take differs from the capture, it must then hold exactly
+    /// what was played there (found by the take's own samples around the stretch): what some stream
+    /// of the server delivered, never anything else.
+    public func compare(_ take: [Int16], played: [Int16]? = nil) async throws -> TakeComparison {
+        try await compare(take.map { Double($0) / 32_768 }, played: played)
     }
 
     /// As `compare(_:)` for a take read as fractions of full scale (any sample format).
-    public func compare(_ take: [Double]) async throws -> TakeComparison {
-        try await compare(take, at: nil)
+    public func compare(_ take: [Double], played: [Int16]? = nil) async throws -> TakeComparison {
+        try await compare(take, at: nil, played: played)
     }
 
     /// As `compare(_:)` for a take whose first sample must stand at `offset` in the capture (a second
     /// file of the same recording, placed by its start frame).
-    public func compare(_ take: [Int16], at offset: Int) async throws -> TakeComparison {
-        try await compare(take.map { Double($0) / 32_768 }, at: offset)
+    public func compare(_ take: [Int16], at offset: Int, played: [Int16]? = nil) async throws -> TakeComparison {
+        try await compare(take.map { Double($0) / 32_768 }, at: offset, played: played)
     }
 
     /// As `compare(_:)` for a take with gaps the recorder counted and placed (`inGap(frame)`): there the
     /// take must be silence, and the capture, which lost nothing then, is not compared.
-    public func compare(_ take: [Int16], gaps inGap: @escaping @Sendable (Int) -> Bool) async throws -> TakeComparison {
-        try await compare(take.map { Double($0) / 32_768 }, at: nil, gaps: inGap)
+    public func compare(_ take: [Int16], gaps inGap: @escaping @Sendable (Int) -> Bool,
+                        played: [Int16]? = nil) async throws -> TakeComparison {
+        try await compare(take.map { Double($0) / 32_768 }, at: nil, gaps: inGap, played: played)
     }
 
     /// The file is read (on a thread of its own: a debug build takes a while over a long capture, which
     /// would hold one of the test runner's two cooperative threads) only when it has grown: once to place
     /// the take, once to compare it when the capture has reached its end.
-    private func compare(_ take: [Double], at knownOffset: Int?,
-                         gaps: (@Sendable (Int) -> Bool)? = nil) async throws -> TakeComparison {
+    private func compare(_ take: [Double], at knownOffset: Int?, gaps: (@Sendable (Int) -> Bool)? = nil,
+                         played: [Int16]?) async throws -> TakeComparison {
         let channels = self.channels
         var offset = knownOffset
         if offset == nil {
@@ -134,7 +141,7 @@ public final class ReferenceCapture: @unchecked Sendable {
         try await waitFor("the reference capture to reach the take's end") { [path] in fileSize(path) >= needed }
         let placed = offset
         return try await offThread { [self] in
-            TakeComparison(take: take, reference: try values(), channels: channels, offset: placed, gaps: gaps)
+            TakeComparison(take: take, reference: try values(), channels: channels, offset: placed, gaps: gaps, played: played)
         }
     }
 
@@ -185,7 +192,8 @@ public struct TakeComparison: Sendable {
     /// sample: noise does not repeat), then compares every sample.
     /// `offset`: where the take must stand, if known; else it is found. `gaps`: frames of the take that
     /// must be silence instead.
-    init(take: [Double], reference: [Double], channels: Int, offset knownOffset: Int? = nil, gaps: ((Int) -> Bool)? = nil) {
+    init(take: [Double], reference: [Double], channels: Int, offset knownOffset: Int? = nil, gaps: ((Int) -> Bool)? = nil,
+         played: [Int16]? = nil) {
         guard let offset = knownOffset ?? Self.place(take, in: reference, channels: channels), offset >= 0 else {
             (offset, covered, differing, firstDifference) = (nil, false, take.count, nil)
             return
@@ -194,17 +202,48 @@ public struct TakeComparison: Sendable {
         covered = offset + take.count <= reference.count
         var count = 0
         var firstIndex: Int?
-        for index in take.indices {
+        var index = 0
+        while index < take.count {
             let position = offset + index
             let wrong = gaps?(index / channels) == true ? take[index] != 0
                 : position >= reference.count || take[index] != reference[position]
-            if wrong {
-                count += 1
-                if firstIndex == nil { firstIndex = index }
+            guard wrong else { index += 1; continue }
+            // A stretch that differs from the capture: the played signal there, or wrong.
+            var end = index + 1
+            while end < take.count, offset + end < reference.count, take[end] != reference[offset + end] { end += 1 }
+            if let played, gaps?(index / channels) != true, Self.holds(take, index..<end, of: played) {
+                index = end
+                continue
             }
+            count += end - index
+            if firstIndex == nil { firstIndex = index }
+            index = end
         }
         differing = count
         firstDifference = firstIndex
+    }
+
+    /// Whether `take[range]` is exactly `played` where the take's own samples next to it (which match the
+    /// capture) place it: the 32 before it, or if those are silence the 32 after it. Anchored so, a
+    /// take that lost or repeated frames there does not pass for the played signal shifted.
+    private static func holds(_ take: [Double], _ range: Range<Int>, of played: [Int16]) -> Bool {
+        func samples(_ part: Range<Int>) -> [Int16]? {
+            let values = take[part].map { $0 * 32_768 }
+            guard values.allSatisfy({ $0.rounded() == $0 && abs($0) <= 32_768 }) else { return nil }
+            return values.map { Int16(clamping: Int($0)) }
+        }
+        guard let stretch = samples(range) else { return false }
+        if range.lowerBound >= 32, let before = samples((range.lowerBound - 32)..<range.lowerBound),
+           before.contains(where: { $0 != 0 }), let found = firstIndex(of: before, in: played) {
+            let start = found + 32
+            return start + stretch.count <= played.count && played[start..<(start + stretch.count)].elementsEqual(stretch)
+        }
+        if range.upperBound + 32 <= take.count, let after = samples(range.upperBound..<(range.upperBound + 32)),
+           after.contains(where: { $0 != 0 }), let found = firstIndex(of: after, in: played) {
+            let start = found - stretch.count
+            return start >= 0 && played[start..<found].elementsEqual(stretch)
+        }
+        return false
     }
 
     /// Where the take's first sample stands in the reference, found by the take's first stretch of signal.

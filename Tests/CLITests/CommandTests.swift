@@ -158,7 +158,8 @@ struct CommandTests {
             let directory = try temporaryDirectory()
             let silence = [Int16](repeating: 0, count: 44_100)
             let first = noiseSamples(count: 44_100, seed: 61), second = noiseSamples(count: 30_870, seed: 62)
-            try writeWAV(directory + "/onoff.wav", samples: silence + first + silence + silence + second + silence + silence,
+            let onoff = silence + first + silence + silence + second + silence + silence
+            try writeWAV(directory + "/onoff.wav", samples: onoff,
                          channels: 1)
             let reference = try await ReferenceCapture(server: server, source: PrivateServer.monoSink + ".monitor", directory: directory)
             let process = try RunningProcess(try builtProduct("recorder"),
@@ -195,7 +196,7 @@ struct CommandTests {
                 let start = try #require(firstIndex(of: Array(burst.prefix(64)), in: take.samples), "take \(index + 1)")
                 #expect(start >= 13_230 && start < 13_230 + 4_410, "take \(index + 1) sound from \(start)")
                 #expect(take.samples.count >= start + burst.count, "take \(index + 1) ends in its burst")
-                let comparison = try await reference.compare(take.samples)
+                let comparison = try await reference.compare(take.samples, played: onoff)
                 #expect(comparison.offset != nil && comparison.differing == 0,
                         "take \(index + 1): \(comparison.differing) samples differ from the reference capture")
                 #expect(take.samples.count - (start + burst.count) >= 22_050)

@@ -53,7 +53,7 @@ struct PipelineTests {
             #expect(result.status == 0, "\(result.stderr)")
             let take = try readSoundFile(out)
             #expect(holdsStretch(of: noise, in: take.samples), "no noise in what \(type) carried")
-            let comparison = try await reference.compare(take.samples)
+            let comparison = try await reference.compare(take.samples, played: noise)
             #expect(comparison.offset != nil && comparison.differing == 0,
                     "\(type): \(comparison.differing) samples the reader decoded differ from what the monitor delivered")
             let errors = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)

@@ -46,7 +46,7 @@ struct ConcurrencyTests {
                 let take = try readSoundFile(directory + "/take\(index).aiff").samples
                 // Its own noise, not another sink's.
                 #expect(holdsStretch(of: noises[index], in: take), "recorder \(index) lacks its noise")
-                let comparison = try await references[index].compare(take)
+                let comparison = try await references[index].compare(take, played: noises[index])
                 #expect(comparison.offset != nil && comparison.differing == 0,
                         "recorder \(index): \(comparison.differing) of \(take.count) samples differ from the reference capture, the first at \(comparison.firstDifference ?? -1)")
             }

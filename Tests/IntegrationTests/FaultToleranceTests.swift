@@ -17,7 +17,7 @@ func expectTimeAligned(_ file: [Int16], noise: [Int16], gaps: [RecordingGap], re
     let inGap: @Sendable (Int) -> Bool = { index in
         gaps.contains { Int64(index) >= $0.startFrame && Int64(index) < $0.startFrame + $0.frameCount }
     }
-    let comparison = try await reference.compare(file, gaps: inGap)
+    let comparison = try await reference.compare(file, gaps: inGap, played: noise)
     #expect(comparison.offset != nil && comparison.differing == 0,
             "\(comparison.differing) samples out of place, the first at \(comparison.firstDifference ?? -1)",
             sourceLocation: sourceLocation)
@@ -148,7 +148,7 @@ struct FaultToleranceTests {
             let played = file.samples.count - (file.samples.firstIndex { $0 != 0 } ?? file.samples.count)
             // The noise may begin inside the buffer that started the second: up to one buffer less.
             #expect(played > 44_100 - 4_410 && played < noise.count, "\(played) frames of noise in the file")
-            let comparison = try await reference.compare(file.samples)
+            let comparison = try await reference.compare(file.samples, played: noise)
             #expect(comparison.offset != nil && comparison.differing == 0,
                     "\(comparison.differing) samples differ from the reference capture, the first at \(comparison.firstDifference ?? -1)")
             print("stop: server had captured through frame \(serverCaptured); the file ends at "

@@ -155,7 +155,7 @@ struct FormatTests {
                         #expect(format & Int32(SF_FORMAT_TYPEMASK) == containers[type], "\(path)")
                         #expect(format & Int32(SF_FORMAT_SUBMASK) == subtypes[sampleFormat], "\(path)")
                     }
-                    let comparison = try await references[sampleFormat]!.compare(values)
+                    let comparison = try await references[sampleFormat]!.compare(values, played: noise)
                     #expect(comparison.offset != nil && comparison.differing == 0,
                             "\(path): \(comparison.differing) samples differ from the reference capture, the first at \(comparison.firstDifference ?? -1)")
                 }

@@ -38,7 +38,7 @@ struct OverloadTests {
             #expect(file.samples.count >= offset + noise.count, "the file ends before the noise")
             // Every sample as the server delivered it: a player starved by the load may have left the sink
             // silent for a moment, which is then in the reference capture too.
-            let comparison = try await reference.compare(file.samples)
+            let comparison = try await reference.compare(file.samples, played: noise)
             #expect(comparison.offset != nil && comparison.differing == 0,
                     "\(comparison.differing) samples differ from the reference capture, the first at \(comparison.firstDifference ?? -1)")
         }

@@ -182,7 +182,7 @@ struct RecordingTests {
             #expect(holdsStretch(of: noise, in: take.samples), "the take lacks the noise")
             // Every sample as the server delivered it (a reference capture of the same monitor), to the
             // silence after the noise.
-            let comparison = try await reference.compare(take.samples)
+            let comparison = try await reference.compare(take.samples, played: noise)
             #expect(comparison.offset != nil && comparison.differing == 0,
                     "\(comparison.differing) samples differ from the reference capture, the first at \(comparison.firstDifference ?? -1)")
         }
@@ -225,12 +225,12 @@ struct RecordingTests {
             let secondSamples = try readSoundFile(directory + "/second.aiff").samples
             #expect(Int64(firstSamples.count) == firstSummary.frameCount && Int64(secondSamples.count) == second.frameCount)
             #expect(holdsStretch(of: noise, in: firstSamples), "the first file lacks the noise")
-            let firstComparison = try await reference.compare(firstSamples)
+            let firstComparison = try await reference.compare(firstSamples, played: noise)
             #expect(firstComparison.offset != nil && firstComparison.differing == 0,
                     "the first file departs from the reference capture at \(firstComparison.firstDifference ?? -1) (summary \(firstSummary))")
             // The second file where the two start frames alone put it.
             let offset = try #require(firstComparison.offset) + Int(second.startFrame - firstSummary.startFrame)
-            let secondComparison = try await reference.compare(secondSamples, at: offset)
+            let secondComparison = try await reference.compare(secondSamples, at: offset, played: noise)
             #expect(secondComparison.differing == 0,
                     "the second file departs from the reference capture at its frame \(secondComparison.firstDifference ?? -1) (summary \(second))")
             if second.startFrame > firstEnd {
