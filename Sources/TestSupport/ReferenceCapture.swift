@@ -122,6 +122,9 @@ public final class ReferenceCapture: @unchecked Sendable {
                          played: [Int16]?) async throws -> TakeComparison {
         let channels = self.channels
         var offset = knownOffset
+        guard offset != nil || take.contains(where: { $0 != 0 }) else {  // silence: nothing to place
+            return TakeComparison(take: take, reference: [], channels: channels)
+        }
         if offset == nil {
             do {
                 offset = try await whenGrown("the reference capture to hold the take's start") { [self] in

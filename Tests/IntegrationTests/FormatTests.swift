@@ -70,10 +70,14 @@ struct FormatTests {
             // The noise's level, for the lossy takes: the RMS of its samples, in dBFS.
             let noiseEnergy: Double = noise.reduce(0.0) { sum, sample in sum + Double(sample) * Double(sample) }
             let noiseLevel: Double = 10 * log10(noiseEnergy / Double(noise.count) / (32_768.0 * 32_768.0))
+            let readings = (recorders + opusRecorders).map { $0.levelReadings() }
             let player = Task { try await server.play(directory + "/noise.wav") }
             defer { player.cancel() }
-            // The noise has reached the monitor: from here on every take is inside it.
-            for await reading in recorders[0].levelReadings() where reading.channels[0].peakPower > -1 { break }
+            // The noise has reached every recorder (each delivers at its own pace: one seen behind by over
+            // half a second under load took silence): from here on every take is inside it.
+            for stream in readings {
+                for await reading in stream where reading.channels[0].peakPower > -1 { break }
+            }
             let subtypes: [SampleFormat: Int32] = [.int16: Int32(SF_FORMAT_PCM_16), .int24: Int32(SF_FORMAT_PCM_24),
                                                    .int32: Int32(SF_FORMAT_PCM_32), .float32: Int32(SF_FORMAT_FLOAT)]
             let containers: [FileType: Int32] = [.aiff: Int32(SF_FORMAT_AIFF), .wav: Int32(SF_FORMAT_WAVEX),
