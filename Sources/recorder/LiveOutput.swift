@@ -20,7 +20,7 @@ final class LiveOutput: Sendable {
     private let lastTime = Locked(0.0)
     private let lastDraw = Locked<ContinuousClock.Instant?>(nil)
     /// Held while writing to the terminal, so a drawing and an event line never interleave.
-    private let terminal = Locked(())
+    private let terminal = PosixMutex()
     /// A line under the readout naming the keys (when they are read).
     private let hint = Locked<String?>(nil)
 
@@ -137,7 +137,7 @@ final class LiveOutput: Sendable {
     /// JSON line with --levels-json.
     func report(_ report: EventReport, showMessage: Bool = true) {
         if showMessage, let message = report.message {
-            terminal.withLock { _ in
+            terminal.withLock {
             if drawing {
                 let previous = linesDrawn.withLock { count in
                     defer { count = 0 }
@@ -197,7 +197,7 @@ final class LiveOutput: Sendable {
     }
 
     private func draw() {
-        terminal.withLock { _ in drawLocked() }
+        terminal.withLock { drawLocked() }
     }
 
     private func drawLocked() {

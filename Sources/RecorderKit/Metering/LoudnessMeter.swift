@@ -4,7 +4,7 @@ import Glibc
 
 /// Held around `ebur128_init`, which also (re)writes libebur128's global constants: two states made at
 /// once on two threads would race on them.
-let libebur128Lock = Locked(())
+let libebur128Lock = PosixMutex()
 
 /// Loudness as EBU R128 defines it, computed by libebur128 (K-weighting, gating and true-peak
 /// oversampling are libebur128's, not re-derived here):
@@ -68,7 +68,7 @@ public final class LoudnessMeter {
         let modes = EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue
             | EBUR128_MODE_S.rawValue | EBUR128_MODE_M.rawValue | (histogram ? EBUR128_MODE_HISTOGRAM.rawValue : 0)
         guard MeterLimits.loudnessChannelCounts.contains(channelCount), MeterLimits.loudnessSampleRates.contains(sampleRate),
-              let state = libebur128Lock.withLock({ _ in ebur128_init(UInt32(channelCount), UInt(sampleRate), Int32(modes)) }) else {
+              let state = libebur128Lock.withLock({ ebur128_init(UInt32(channelCount), UInt(sampleRate), Int32(modes)) }) else {
             throw RecorderError(.invalidFormat,
                 "libebur128 cannot measure \(channelCount) channels at \(sampleRate) Hz: use 1 to "
                 + "\(MeterLimits.loudnessChannelCounts.upperBound) channels at \(MeterLimits.loudnessSampleRates.lowerBound) "
