@@ -67,7 +67,10 @@ final class FileSession: @unchecked Sendable {
         let bytesPerFrame = format.bytesPerFrame
         var offset = 0
         while bytes.count - offset >= bytesPerFrame {  // whole frames (a partial one cannot be written)
-            let room = Self.limit(of: writer, maxFrames: maxFramesPerFile, maxBytes: maxBytesPerFile,
+            // A size limit holds the marker chunks close will add for the markers this file has so far.
+            let reserve = maxBytesPerFile == nil ? 0
+                : MarkerChunk.maxByteCount(type: writer.fileType, markers: markers, from: framesBefore)
+            let room = Self.limit(of: writer, maxFrames: maxFramesPerFile, maxBytes: maxBytesPerFile.map { $0 - reserve },
                                   bytesPerFrame: bytesPerFrame) - writer.framesWritten
             if room <= 0 {
                 try nextFile(markers: markers)
@@ -88,9 +91,9 @@ final class FileSession: @unchecked Sendable {
 
     func nextFile(markers: [PendingMarker]) throws(RecorderError) {
         let path = FileType.numberedPath(baseName, files.count + 1)
-        guard !writer.isStandardOutput else {
+        guard !writer.isStandardOutput && !writer.isDevice else {
             throw RecorderError(.writeFailed,
-                "standard output is full at \(writer.framesWritten) frames: a \(writer.fileType.rawValue.uppercased()) "
+                "\(writer.isDevice ? "'\(writer.path)'" : "standard output") is full at \(writer.framesWritten) frames: a \(writer.fileType.rawValue.uppercased()) "
                 + "stream cannot describe more; use -t raw or FLAC, or record into a file")
         }
         let next = try SoundFileWriter(path: path, format: format, overwrite: overwrite,
@@ -110,7 +113,7 @@ final class FileSession: @unchecked Sendable {
         let end = framesBefore + writer.framesWritten
         let mine = markers.filter { $0.position >= framesBefore && ($0.position < end || last) }
         let frames = mine.map { (frame: min($0.position, end) - framesBefore, label: $0.label) }
-        let stored = writer.close(markers: frames) && (writer.fileType == .aiff || writer.fileType == .wav)
+        let stored = writer.close(markers: frames, byteLimit: maxBytesPerFile) && (writer.fileType == .aiff || writer.fileType == .wav)
         for (marker, placed) in zip(mine, frames) {
             self.markers.append(RecordingMarker(label: marker.label, startFrame: framesBefore + placed.frame,
                                                 path: writer.path, fileFrame: placed.frame,

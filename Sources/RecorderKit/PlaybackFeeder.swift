@@ -41,6 +41,9 @@ struct PlayerControl {
     var volume: Float = 1
     var pan: Float = 0
     var numberOfLoops = 0
+    /// Frames of the source heard so far, over every stream (lead-in silence not counted): the
+    /// reader thread's `heardBefore` plus what the open stream has played.
+    var heardFrames: Int64 = 0
     /// Times playback reached its end (successfully or not).
     var finishedCount = 0
     /// Set by the reader thread as its last act.
@@ -106,6 +109,13 @@ private final class FeederState: @unchecked Sendable {
     var streamFrames: Int64 = 0
     /// Silence still to be written before the audio of a timed start.
     var leadIn: Int64 = 0
+    /// The lead-in silence this stream began with (it comes before any audio of the stream).
+    var streamLeadIn: Int64 = 0
+    /// Frames of the source heard in streams already closed.
+    var heardBefore: Int64 = 0
+    /// Frames of audio (not lead-in) in this stream's buffers that began to be heard: what was heard
+    /// when the stream can no longer tell its time.
+    var publishedAudio: Int64 = 0
     /// Frames still to play in a `play(forDuration:)` (nil: to the end).
     var remaining: Int64?
     /// The source has nothing more for the current stream: drain once it is all written.
@@ -366,6 +376,8 @@ final class PlaybackFeeder: Sendable {
         }
         state.streamFrames = 0
         state.leadIn = leadIn
+        state.streamLeadIn = leadIn
+        state.publishedAudio = 0
         state.sourceEnded = false
         state.endError = nil
         state.draining = false
@@ -377,6 +389,13 @@ final class PlaybackFeeder: Sendable {
     /// Closes the stream: what it held and what was decoded for it is dropped, unheard. The caller
     /// moves the source to where playback is to go on.
     private func closeStream() {
+        let played = stream.withLock { stream.playedFrames }
+        state.heardBefore += heardInStream(played: played)
+        state.streamFrames = 0
+        state.streamLeadIn = 0
+        state.publishedAudio = 0
+        let heard = state.heardBefore
+        control.withLock { $0.heardFrames = heard }
         stream.withLock { stream.closeStream() }
         returnFilled()
         for entry in state.pending { state.freeSlots.append(entry.slot) }
@@ -535,7 +554,10 @@ final class PlaybackFeeder: Sendable {
     /// Publishes the reading of every buffer that has begun to be heard (its first frame played): the
     /// needle moves as the sound it measures starts, as a meter on the output would.
     private func publishHeard() {
-        guard !state.pending.isEmpty, let played = stream.withLock({ stream.playedFrames }) else { return }
+        guard let played = stream.withLock({ stream.playedFrames }) else { return }
+        let heard = state.heardBefore + heardInStream(played: played)
+        control.withLock { $0.heardFrames = heard }
+        guard !state.pending.isEmpty else { return }
         while let first = state.pending.first, first.streamStart < played { publishOldest() }
         // Spans before the one being heard are no longer needed for `currentTime`.
         playhead.withLock { playhead in
@@ -545,11 +567,19 @@ final class PlaybackFeeder: Sendable {
         }
     }
 
+    /// Frames of audio the open stream has played when its clock reads `played` (nil: it cannot tell,
+    /// and the buffers that began to be heard count). The stream's lead-in silence comes first.
+    private func heardInStream(played: Int64?) -> Int64 {
+        guard let played else { return state.publishedAudio }
+        return max(0, min(played, state.streamFrames) - state.streamLeadIn)
+    }
+
     private func publishOldest() {
         guard !state.pending.isEmpty else { return }
         let entry = state.pending.removeFirst()
         state.freeSlots.append(entry.slot)
         guard !entry.isLeadIn else { return }
+        state.publishedAudio += Int64(entry.frames)
         state.lastHeardFrame = entry.fileStart
         let bytes = UnsafeRawBufferPointer(start: history + entry.slot * pool.capacityBytes,
                                            count: entry.frames * format.bytesPerFrame)
@@ -575,6 +605,11 @@ final class PlaybackFeeder: Sendable {
         while !state.pending.isEmpty { publishOldest() }
         let error = state.endError
         let heard = currentFrame
+        // Drained: everything written was played, whatever the clock says now.
+        state.heardBefore += max(0, state.streamFrames - state.streamLeadIn)
+        state.streamFrames = 0
+        state.streamLeadIn = 0
+        state.publishedAudio = 0
         closeStream()
         state.mode = .idle
         state.loopsDone = 0

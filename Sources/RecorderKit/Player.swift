@@ -29,9 +29,14 @@ public final class Player: @unchecked Sendable {
     public let format: StreamFormat
     /// The file played, or nil for an output callback.
     public let path: String?
-    /// The file's length in seconds: 0 for an output callback, and for a file that does not say how long
-    /// it is (a FLAC stream written to a pipe), which plays to its end but seeks only to 0.
+    /// The file's length in seconds: 0 for an output callback, for a file that does not say how long it
+    /// is (a FLAC stream written to a pipe), which plays to its end but seeks only to 0, and for standard
+    /// input from a pipe, whose header's length is not to be trusted (ffmpeg and `recorder record -`
+    /// write placeholders there). What was played is `heardFrameCount`.
     public let duration: Double
+    /// Whether the source can be positioned: false for standard input from a pipe and for an output
+    /// callback, which play once from their start (`numberOfLoops` and seeking have nothing to go back to).
+    public let isSeekable: Bool
     /// The sink played to (the server's default resolved to its name).
     public let deviceName: String
     /// The server connected to, as libpulse names it.
@@ -76,7 +81,8 @@ public final class Player: @unchecked Sendable {
                 "cannot play '\(path)': \(reader.channelCount) channels at \(reader.sampleRate) Hz; PulseAudio streams carry "
                 + "1 to \(StreamFormat.maxChannels) channels at 1 to \(StreamFormat.maxSampleRate) Hz (convert it, e.g. with sox)")
         }
-        try self.init(format: format, source: .file(reader), path: path, fileFrames: reader.frameCount,
+        try self.init(format: format, source: .file(reader), path: path,
+                      fileFrames: reader.isSeekable ? reader.frameCount : 0, seekable: reader.isSeekable,
                       description: reader.formatDescription, device: device, server: server,
                       bufferCount: bufferCount, bufferDuration: bufferDuration, clientName: clientName)
     }
@@ -89,12 +95,12 @@ public final class Player: @unchecked Sendable {
                             bufferCount: Int = 3, bufferDuration: Double = 0.1,
                             clientName: String = "recorder",
                             output: @escaping @Sendable (inout OutputBuffer) -> Void) throws(RecorderError) {
-        try self.init(format: format, source: .callback(output), path: nil, fileFrames: 0, description: "",
+        try self.init(format: format, source: .callback(output), path: nil, fileFrames: 0, seekable: false, description: "",
                       device: device, server: server, bufferCount: bufferCount, bufferDuration: bufferDuration,
                       clientName: clientName)
     }
 
-    private init(format: StreamFormat, source: PlaybackSource, path: String?, fileFrames: Int64, description: String,
+    private init(format: StreamFormat, source: PlaybackSource, path: String?, fileFrames: Int64, seekable: Bool, description: String,
                  device: String?, server: String?, bufferCount: Int, bufferDuration: Double,
                  clientName: String) throws(RecorderError) {
         func closeSource() { if case .file(let reader) = source { reader.close() } }
@@ -110,6 +116,7 @@ public final class Player: @unchecked Sendable {
         self.format = format
         self.path = path
         duration = Double(fileFrames) / Double(format.sampleRate)
+        isSeekable = seekable
         fileFormatDescription = description
         self.bufferCount = bufferCount
         bufferFrameCapacity = bufferFrames
@@ -196,9 +203,10 @@ public final class Player: @unchecked Sendable {
     }
 
     /// Moves to `seconds` (clamped to 0…`duration`); as setting `currentTime`, but says why it could not.
-    /// - Throws: `.invalidFormat` for a NaN, `.invalidState` for an output callback (it cannot seek),
-    ///   `.readFailed` if the file cannot be positioned.
+    /// - Throws: `.invalidFormat` for a NaN, `.invalidState` for an output callback (it cannot seek) or
+    ///   after `close()`, `.readFailed` if the file cannot be positioned (standard input from a pipe).
     public func seek(to seconds: Double) throws(RecorderError) {
+        try checkOpen()
         guard !seconds.isNaN else { throw RecorderError(.invalidFormat, "invalid position nan: use 0 to \(duration) seconds") }
         guard path != nil else {
             throw RecorderError(.invalidState, "an output callback's player cannot seek: its callback decides what plays")
@@ -233,11 +241,17 @@ public final class Player: @unchecked Sendable {
     }
 
     /// How many times to play the file again after the first (AVAudioPlayer's): 0 plays it once, 2
-    /// three times back to back (frame-exact), any negative number forever.
+    /// three times back to back (frame-exact), any negative number forever. A source that cannot seek
+    /// (`isSeekable` false) plays once whatever this says.
     public var numberOfLoops: Int {
         get { feeder.control.withLock { $0.numberOfLoops } }
         set { feeder.control.withLock { $0.numberOfLoops = newValue } }
     }
+
+    /// Frames of the source played so far, over loops, seeks and stops: what the server has played
+    /// (a timed start's silence not counted), so after the finished event, or `close()`, exactly what
+    /// was heard. Divide by `format.sampleRate` for seconds.
+    public var heardFrameCount: Int64 { feeder.control.withLock { $0.heardFrames } }
 
     /// Underruns so far: times the server ran out of audio while playing (heard as a gap).
     public var underrunCount: Int { feeder.underruns.load(ordering: .relaxed) }

@@ -264,7 +264,7 @@ public final class Recorder: @unchecked Sendable {
             if FileSession.limit(of: writer, maxFrames: maxFramesPerFile, maxBytes: maxBytesPerFile,
                                  bytesPerFrame: format.bytesPerFrame) < 1 {
                 writer.close()
-                if !overwrite && !writer.isStandardOutput { unlink(writer.path) }
+                if !overwrite && !writer.isStandardOutput && !writer.isDevice { unlink(writer.path) }
                 throw RecorderError(.invalidFormat,
                     "invalid file size limit \(maxBytesPerFile ?? 0) bytes: the \(writer.fileType.rawValue.uppercased()) "
                     + "header alone takes \(writer.headerBytes); allow more")

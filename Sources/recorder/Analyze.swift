@@ -18,14 +18,14 @@ struct Analyze: ParsableCommand {
             do {
                 let analysis = try FileAnalysis.analyze(path: path)
                 if analysis.missingFrames > 0 {
-                    writeError("recorder: warning: '\(path)' ends \(analysis.missingFrames) frames "
+                    writeLine("recorder: warning: '\(path)' ends \(analysis.missingFrames) frames "
                         + "(\(format(Double(analysis.missingFrames) / Double(max(analysis.sampleRate, 1)), 3)) s) before its "
-                        + "header says; what it holds was analysed (a truncated copy or an interrupted recording?)\n")
+                        + "header says; what it holds was analysed (a truncated copy or an interrupted recording?)")
                 }
                 writeOutput(json ? Self.json(analysis) + "\n" : Self.text(analysis))
             } catch {
                 // The other files are still analysed; the exit status says one could not be read.
-                writeError("recorder: \(error.message)\n")
+                writeLine("recorder: \(error.message)")
                 failed = true
             }
         }
@@ -48,6 +48,7 @@ struct Analyze: ParsableCommand {
             + "\"missing_frames\": \(analysis.missingFrames), "
             + "\"integrated_lufs\": \(number(analysis.integrated, 2)), \"loudness_range_lu\": \(number(analysis.loudnessRange, 2)), "
             + "\"max_momentary_lufs\": \(number(analysis.maxMomentary, 2)), \"max_short_term_lufs\": \(number(analysis.maxShortTerm, 2)), "
+            + "\"loudness_not_measured\": \(analysis.loudnessNotMeasured.map(jsonString) ?? "null"), "
             + "\"markers\": [" + analysis.markers.map { marker in
                 "{\"frame\": \(marker.frame), \"t\": \(format(Double(marker.frame) / Double(max(analysis.sampleRate, 1)), 3)), "
                     + "\"label\": \(jsonString(marker.label))}"
@@ -56,8 +57,8 @@ struct Analyze: ParsableCommand {
 
     static func text(_ analysis: FileAnalysis) -> String {
         func value(_ number: Double?, _ unit: String) -> String { number.map { format($0, 1) + " " + unit } ?? "-inf " + unit }
-        var text = "\(analysis.path): \(format(analysis.duration, 3)) s, \(analysis.channelCount) ch, \(analysis.sampleRate) Hz\n"
-        text += "  integrated \(analysis.integrated.map { format($0, 1) + " LUFS" } ?? "undefined (silence)"), "
+        var text = "\(visible(analysis.path)): \(format(analysis.duration, 3)) s, \(analysis.channelCount) ch, \(analysis.sampleRate) Hz\n"
+        text += "  integrated \(analysis.integrated.map { format($0, 1) + " LUFS" } ?? analysis.loudnessNotMeasured.map { "not measured (\($0))" } ?? "undefined (silence)"), "
             + "range \(analysis.loudnessRange.map { format($0, 1) + " LU" } ?? "undefined"), "
             + "max momentary \(value(analysis.maxMomentary, "LUFS")), max short-term \(value(analysis.maxShortTerm, "LUFS"))\n"
         for channel in 0..<analysis.channelCount {

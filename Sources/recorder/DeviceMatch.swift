@@ -21,9 +21,9 @@ enum DeviceMatch {
         let matching = !described.isEmpty ? described
             : devices.filter { $0.description.lowercased().hasPrefix(lowered) || $0.name.lowercased().hasPrefix(lowered) }
         guard matching.count > 1 else { return matching.first?.name ?? given }
-        writeError("recorder: '\(given)' \(described.isEmpty ? "begins the names" : "is the description") of several \(kind)s: "
-                   + matching.map { "\($0.name) (\($0.description))" }.joined(separator: ", ")
-                   + "; \(described.isEmpty ? "give more of it, or" : "give") the name or index (see 'recorder \(kind)s')\n")
+        writeLine("recorder: '\(given)' \(described.isEmpty ? "begins the names" : "is the description") of several \(kind)s: "
+                  + matching.map { "\($0.name) (\($0.description))" }.joined(separator: ", ")
+                  + "; \(described.isEmpty ? "give more of it, or" : "give") the name or index (see 'recorder \(kind)s')")
         throw ExitCode(ExitStatus.usage)
     }
 }

@@ -144,10 +144,10 @@ final class LiveOutput: Sendable {
                     return count
                 }
                 // Clear the readout, print the message where it was, and draw the readout below it.
-                writeError((previous > 1 ? "\u{1B}[\(previous - 1)A" : "") + "\r\u{1B}[J" + "recorder: " + message + "\n")
+                writeError((previous > 1 ? "\u{1B}[\(previous - 1)A" : "") + "\r\u{1B}[J" + "recorder: " + visible(message) + "\n")
                 drawLocked()
             } else {
-                writeError("recorder: " + message + "\n")
+                writeLine("recorder: " + message)
             }
             }
         }

@@ -59,6 +59,9 @@ final class OutputChannel: Sendable {
         state.withLock { $0.closedAtStart = true }
     }
 
+    /// Whether the descriptor was closed when the process started (see `markClosed`).
+    var wasClosedAtStart: Bool { state.withLock { $0.closedAtStart } }
+
     /// The first errno writing failed with, if any.
     var failure: Int32? { state.withLock { $0.failure.errno } }
 
@@ -172,6 +175,30 @@ let standardOutput = OutputChannel(descriptor: STDOUT_FILENO, name: "standard ou
 let standardError = OutputChannel(descriptor: STDERR_FILENO, name: "standard error")
 
 func writeError(_ text: String) { standardError.write(text) }
+
+/// Writes one line of a message on stderr, its control characters made visible (`visible`): a file,
+/// source or marker name may hold any byte but NUL, and the terminal must not act on them.
+func writeLine(_ text: String) { standardError.write(visible(text) + "\n") }
+
+/// `text` with every control character (C0, DEL, C1) written as `\xHH`, so that a name holding an
+/// escape sequence, a carriage return or a newline prints as what it is, on one line.
+func visible(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: isControl) else { return text }
+    var result = ""
+    for scalar in text.unicodeScalars {
+        if isControl(scalar) {
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            result += "\\x" + (hex.count < 2 ? "0" : "") + hex
+        } else {
+            result.unicodeScalars.append(scalar)
+        }
+    }
+    return result
+}
+
+private func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+}
 func writeOutput(_ text: String) { standardOutput.write(text) }
 
 /// A descriptor closed when the process started (`>&-`) would be taken by the next file opened (the

@@ -21,20 +21,19 @@ struct Play: AsyncParsableCommand {
     @Option(help: "Server address (default: PULSE_SERVER or the usual lookup).")
     var server: String?
 
-    @Option(help: "Linear gain 0 to 1 (1: the file as it is).")
+    @Option(parsing: .unconditional, help: "Linear gain 0 to 1 (1: the file as it is).")
     var volume: Float = 1
 
-    // .unconditional: "--pan -1" would otherwise read as an option.
     @Option(parsing: .unconditional, help: "Balance, -1 (left) to 1 (right), for files with left and right channels.")
     var pan: Float = 0
 
     @Option(parsing: .unconditional, help: "Play each file this many more times (-1: forever).")
     var loops = 0
 
-    @Option(help: "Start this many seconds into each file.")
+    @Option(parsing: .unconditional, help: "Start this many seconds into each file.")
     var start: Double = 0
 
-    @Option(help: "Play at most this many seconds of each file (rounded to whole frames).")
+    @Option(parsing: .unconditional, help: "Play at most this many seconds of each file (rounded to whole frames).")
     var duration: Double?
 
     @OptionGroup var display: DisplayOptions
@@ -78,6 +77,13 @@ struct Play: AsyncParsableCommand {
         for file in files {
             do throws(RecorderError) {
                 let player = try Player(contentsOf: file, device: device, server: server)
+                // A pipe is read once: nothing to go back to for another loop or to skip ahead in.
+                if !player.isSeekable && (loops != 0 || start > 0) {
+                    await player.close()
+                    throw RecorderError(.invalidFormat,
+                        "standard input is a pipe: it plays once from its start; leave out "
+                        + (loops != 0 ? "--loops" : "--start") + ", or save it to a file and play that")
+                }
                 if start > player.duration {
                     throw RecorderError(.invalidFormat,
                         "--start \(format(start, 3)) is past the end of '\(file)' (\(format(player.duration, 3)) s)")
@@ -151,7 +157,8 @@ struct Play: AsyncParsableCommand {
         }
         session.begin(player, live: live)
         if keys { live.setHint("keys: space pause/resume, left/right seek 5 s, q stop") }
-        live.setStatus(nil, total: player.duration)
+        // A length the source does not state (a pipe) is not shown: the clock reads the time heard.
+        live.setStatus(nil, total: player.duration > 0 ? player.duration : nil)
         live.start()
         if let duration {
             try player.play(forDuration: duration)
@@ -172,11 +179,12 @@ struct Play: AsyncParsableCommand {
         }
         if let error { throw error }
         standardOutput.flush(seconds: 0.5)  // the JSON lines before the summary, as for record
-        if finished && !quiet {
-            let seconds = duration.map { min($0, player.duration * Double(max(1, loops + 1))) }
-                ?? player.duration * Double(loops + 1) - start
+        // What the server played (over loops and seeks), not what the header or the options promise;
+        // after q or a signal too, as for record.
+        if !quiet {
+            let seconds = Double(player.heardFrameCount) / Double(rate)
             let name = player.path == "-" ? "standard input" : player.path ?? ""
-            writeError("played \(name): \(format(max(0, seconds), 3)) s to \(player.deviceName)\n")
+            writeLine("played \(name): \(format(seconds, 3)) s to \(player.deviceName)" + (finished ? "" : " (stopped)"))
         }
     }
 }

@@ -26,11 +26,23 @@ struct Record: AsyncParsableCommand {
         valueName: "type"))
     var type: FileType?
 
-    @Option(help: ArgumentHelp("For ogg, opus and mp3: the encoder's quality, from 0 (smallest file) to 1 (best); the default is libsndfile's.",
+    @Option(parsing: .unconditional, help: ArgumentHelp("For ogg, opus and mp3: the encoder's quality, from 0 (smallest file) to 1 (best); the default is libsndfile's.",
                                valueName: "0-1"))
     var quality: Double?
 
-    @OptionGroup var capture: CaptureOptions
+    @OptionGroup var options: CaptureOptions
+
+    /// The capture options, with the rate the container needs when none was given: Opus holds 8, 12,
+    /// 16, 24 and 48 kHz only, so its default is 48 kHz (as ffmpeg and pw-record record it); an explicit
+    /// `-r` it cannot hold is refused.
+    var capture: CaptureOptions {
+        var adjusted = options
+        if adjusted.givenRate == nil && container == .opus { adjusted.givenRate = 48_000 }
+        return adjusted
+    }
+
+    /// The container written: -t, else the name's extension, else AU (standard output).
+    var container: FileType? { type ?? (output == "-" ? .au : FileType(path: output)) }
 
     @OptionGroup var display: DisplayOptions
 
@@ -43,18 +55,18 @@ struct Record: AsyncParsableCommand {
     @Flag(name: .customLong("levels-json"), help: "One JSON object per buffer on stdout: t, frames, average_db, peak_db (and the --meter's values); and one per event (\"event\": dropped, gap, moved, suspended, resumed, interrupted, file, paused, unpaused, marker).")
     var levelsJSON = false
 
-    @Option(name: .customLong("max-file-time"), help: "Split the recording: go on in OUTPUT-002, -003… after this many seconds per file.")
+    @Option(name: .customLong("max-file-time"), parsing: .unconditional, help: "Split the recording: go on in OUTPUT-002, -003… after this many seconds per file.")
     var maxFileTime: Double?
 
-    @Option(name: .customLong("max-file-size"), help: "Split the recording: no file larger than this many bytes (suffix k, M or G: KiB, MiB, GiB). AIFF and AU files are split at 4 GiB anyway; WAV becomes RF64.")
+    @Option(name: .customLong("max-file-size"), parsing: .unconditional, help: "Split the recording: no file larger than this many bytes (suffix k, M or G: KiB, MiB, GiB). AIFF and AU files are split at 4 GiB anyway; WAV becomes RF64.")
     var maxFileSize: String?
 
-    @Option(name: .customLong("start-at"), help: ArgumentHelp(
+    @Option(name: .customLong("start-at"), parsing: .unconditional, help: ArgumentHelp(
         "Begin the take with the frame captured at this time: +SECONDS from now, or a clock time today, HH:MM or HH:MM:SS. Capture and the levels run meanwhile.",
         valueName: "time"))
     var startAt: String?
 
-    @Option(name: .customLong("pre-roll"), help: ArgumentHelp(
+    @Option(name: .customLong("pre-roll"), parsing: .unconditional, help: ArgumentHelp(
         "Begin the take this many seconds (0 to 60) before it starts: with --start-at, the seconds before that time; without, at most what was captured since the program started.",
         valueName: "seconds"))
     var preRoll: Double = 0
@@ -69,7 +81,7 @@ struct Record: AsyncParsableCommand {
         valueName: "dBFS"))
     var stopBelow: Float?
 
-    @Option(help: ArgumentHelp("Sound-activated: seconds of quiet that end a take (0 to 3600).", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Sound-activated: seconds of quiet that end a take (0 to 3600).", valueName: "seconds"))
     var hang: Double = 2
 
     @Flag(name: .customLong("one-file"), help: "Sound-activated: every take into OUTPUT itself, one after another.")
@@ -151,6 +163,12 @@ struct Record: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Closed (`>&-`), it was pointed at /dev/null: the audio would be lost with a success.
+        if output == "-" && standardOutput.wasClosedAtStart {
+            throw fail(RecorderError(.writeFailed,
+                "standard output is closed: the audio of 'record -' would be lost; redirect it "
+                + "(recorder record - > take.au, or | another program), or give a file name"))
+        }
         let recorder = try capture.startRecorder(maximumPreRoll: preRoll)
         recorder.encoderQuality = quality
         var startTime: Double?
@@ -273,7 +291,13 @@ struct Record: AsyncParsableCommand {
         // The level lines before the summary, as they happened, when both go to one place (`2>&1`): each
         // descriptor has a writer of its own. A reader that is not reading gets this patience only once.
         standardOutput.flush(seconds: 0.5)
-        if !quiet { printSummary(summary, rate: capture.rate) }
+        if !quiet {
+            printSummary(summary, rate: capture.rate)
+            if options.givenRate == nil && capture.rate != options.rate {
+                writeLine("rate: \(capture.rate) Hz, the rate \(container?.rawValue.capitalized ?? "") holds nearest to "
+                          + "the default \(options.rate) Hz (-r chooses another it holds)")
+            }
+        }
         if let error = summary.error { throw fail(error, hint: error.code == .fileExists ? "pass --force to replace it" : nil) }
     }
 
@@ -281,7 +305,7 @@ struct Record: AsyncParsableCommand {
         func list(_ values: [String]) -> String { values.count == 1 ? values[0] : "[" + values.joined(separator: ", ") + "]" }
         let seconds = Double(summary.frameCount) / Double(rate)
         if let startAbove, summary.takes.isEmpty {
-            writeError("no take: the level never rose above \(format(Double(startAbove), 1)) dBFS; no file was written\n")
+            writeLine("no take: the level never rose above \(format(Double(startAbove), 1)) dBFS; no file was written")
             return
         }
         let what = startAbove == nil ? (summary.path == "-" ? "standard output" : summary.path)
@@ -290,34 +314,34 @@ struct Record: AsyncParsableCommand {
             + "average \(list(summary.levels.map { format(Double($0.averagePower), 2) })) dBFS, "
             + "peak \(list(summary.levels.map { format(Double($0.peakPower), 2) })) dBFS, "
             + "clipped \(list(summary.clippedSamples.map(String.init))) samples, "
-            + "dropped \(summary.droppedFrames) frames\n"
-        writeError(text)
+            + "dropped \(summary.droppedFrames) frames"
+        writeLine(text)
         if startAbove != nil {
             for take in summary.takes {
                 // When the sound came, in the time since the command began listening.
                 let onset = Double(take.onsetFrame - summary.startFrame) / Double(rate)
-                writeError("take \(take.number): \(take.path)" + (oneFile ? " at \(clock(take.start))" : "")
-                           + ", \(format(take.duration, 3)) s, sound from \(clock(onset))\n")
+                writeLine("take \(take.number): \(take.path)" + (oneFile ? " at \(clock(take.start))" : "")
+                          + ", \(format(take.duration, 3)) s, sound from \(clock(onset))")
             }
         } else if summary.files.count > 1 {
-            writeError("files: " + summary.files.joined(separator: ", ") + "\n")
+            writeLine("files: " + summary.files.joined(separator: ", "))
         }
         for gap in summary.gaps {
-            writeError("gap at \(clock(gap.start)): \(format(gap.duration, 3)) s of silence ("
-                       + gapReason(gap.reason) + ")\n")
+            writeLine("gap at \(clock(gap.start)): \(format(gap.duration, 3)) s of silence ("
+                      + gapReason(gap.reason) + ")")
         }
         for pause in summary.pauses {
-            writeError("paused at \(clock(pause.startTime)): \(format(pause.duration, 3)) s left out\n")
+            writeLine("paused at \(clock(pause.startTime)): \(format(pause.duration, 3)) s left out")
         }
         if !summary.markers.isEmpty {
             let split = summary.files.count > 1
-            writeError("markers: " + summary.markers.map { marker in
+            writeLine("markers: " + summary.markers.map { marker in
                 clock(marker.start) + " " + marker.label + (split ? " (\(marker.path) at \(clock(Double(marker.fileFrame) / Double(rate))))" : "")
-            }.joined(separator: ", ") + "\n")
+            }.joined(separator: ", "))
             if summary.markers.contains(where: { !$0.isStoredInFile }) {
                 writeError(summary.fileType == .aiff || summary.fileType == .wav
-                    ? "recorder: warning: the file could not store its markers (a WAV take past 4 GiB is RF64, which "
-                      + "keeps none); they are only listed here\n"
+                    ? "recorder: warning: a file could not store its markers (a WAV take past 4 GiB is RF64, which "
+                      + "keeps none; or a marker came as the file reached --max-file-size); they are only listed here\n"
                     : "recorder: warning: \(summary.fileType.rawValue.uppercased()) files do not store markers; "
                       + "they are only listed here (record to .aiff or .wav to keep them in the file)\n")
             }

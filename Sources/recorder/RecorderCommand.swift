@@ -50,7 +50,7 @@ struct RecorderCommand: AsyncParsableCommand {
             }
             let message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
             let text = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
-            writeError("recorder: \(text) (see 'recorder --help')\n")
+            writeLine("recorder: \(text) (see 'recorder --help')")
             exitReportingOutput(status.rawValue)
         }
         exitReportingOutput(0)
@@ -89,11 +89,14 @@ enum ExitStatus {
 
 /// Prints `recorder: MESSAGE` on stderr and exits with the error's status.
 func fail(_ error: RecorderError, hint: String? = nil) -> ExitCode {
-    writeError("recorder: \(error.message)\(hint.map { " (\($0))" } ?? "")\n")
+    writeLine("recorder: \(error.message)\(hint.map { " (\($0))" } ?? "")")
     return ExitCode(ExitStatus.status(for: error))
 }
 
 /// What `record` and `meter` share: where to capture from, in which format, for how long.
+///
+/// Every numeric option of every command is parsed `.unconditional`: "--volume -0.5" and "--duration -1"
+/// are numbers to validate (one line saying what to give), not a missing value followed by an option.
 struct CaptureOptions: ParsableArguments {
     @Option(name: [.customLong("source"), .customShort("d"), .customLong("device")], help: ArgumentHelp(
         "Capture source: its name, its index, or its description (exact, or a unique beginning; any case). Default: the server's default source; see `recorder sources`. -d/--device as parecord calls it.",
@@ -103,13 +106,18 @@ struct CaptureOptions: ParsableArguments {
     @Option(help: "Server address, e.g. unix:/run/user/1000/pulse/native (default: PULSE_SERVER or the usual lookup).")
     var server: String?
 
-    @Option(help: "Stop after exactly this many seconds (rounded to whole frames).")
+    @Option(parsing: .unconditional, help: "Stop after exactly this many seconds (rounded to whole frames).")
     var duration: Double?
 
-    @Option(name: [.long, .customShort("r")], help: "Sample rate in Hz (the server converts).")
-    var rate = 44_100
+    @Option(name: [.customLong("rate"), .customShort("r")], parsing: .unconditional, help: ArgumentHelp(
+        "Sample rate in Hz (the server converts). Default: 44100, or 48000 for Opus, which holds 8, 12, 16, 24 and 48 kHz only.",
+        valueName: "rate"))
+    var givenRate: Int?
 
-    @Option(name: [.long, .customShort("c")], help: "Channel count, 1 to 32.")
+    /// The rate asked for, or the default (`record` puts an Opus take's default, 48000, in `givenRate`).
+    var rate: Int { givenRate ?? 44_100 }
+
+    @Option(name: [.long, .customShort("c")], parsing: .unconditional, help: "Channel count, 1 to 32.")
     var channels = 1
 
     @Option(name: [.customLong("format"), .customShort("f")], help: ArgumentHelp(
@@ -120,10 +128,10 @@ struct CaptureOptions: ParsableArguments {
     @Flag(help: "If the server or source goes away, wait for it (see --reconnect-timeout) and go on in the same file, writing the gap as silence.")
     var reconnect = false
 
-    @Option(name: .customLong("reconnect-timeout"), help: "Seconds --reconnect waits for the server or source to come back.")
+    @Option(name: .customLong("reconnect-timeout"), parsing: .unconditional, help: "Seconds --reconnect waits for the server or source to come back.")
     var reconnectTimeout: Double = 60
 
-    @Option(name: .customLong("queue-limit"), help: ArgumentHelp(
+    @Option(name: .customLong("queue-limit"), parsing: .unconditional, help: ArgumentHelp(
         "Seconds of audio the server may hold for the recorder while it cannot read (a stopped process, a stalled disk), 0.4 to 3600; past it, audio is lost, counted, reported and replaced by silence. Default: the server's maximum (4 MiB on PulseAudio: 47 s of 44.1 kHz mono).",
         valueName: "seconds"))
     var queueLimit: Double?
@@ -189,7 +197,6 @@ struct DisplayOptions: ParsableArguments {
         valueName: "meter"))
     var meter: MeterKind?
 
-    // .unconditional: the values are negative ("--loudness-target -16"), which would otherwise read as an option.
     @Option(name: .customLong("loudness-target"), parsing: .unconditional, help: ArgumentHelp(
         "The loudness target in LUFS (-70 to 0), marked on the loudness scale. Default: -23 (EBU R128).", valueName: "LUFS"))
     var loudnessTarget: Double?

@@ -107,18 +107,18 @@ struct CommandTests {
     static let hostileTaken: [String: Set<String>] = [
         "--duration": ["0"],
         "--max-file-time": [],
-        "--max-file-size": [],
-        "--reconnect-timeout": ["0", "1e-9", "1e15", "1e300", "9223372036854775808"],
+        "--max-file-size": ["9223372036854775807"],
+        "--reconnect-timeout": ["0", "1e-9", "1e15", "1e300", "9223372036854775807", "9223372036854775808"],
         "--queue-limit": [],
         "--rate": [],
         "--channels": [],
-        "--target": ["0", "-1"],
-        "--loudness-target": ["0", "-1"],
-        "--vu-reference": ["0", "-1"],
+        "--target": ["0", "-1", "-0.5"],
+        "--loudness-target": ["0", "-1", "-0.5"],
+        "--vu-reference": ["0", "-1", "-0.5"],
         "--pre-roll": ["0", "1e-9"],
         "--start-at": [],
-        "--start-above": ["0", "-1"],
-        "--stop-below": ["0", "-1"],
+        "--start-above": ["0", "-1", "-0.5"],
+        "--stop-below": ["0", "-1", "-0.5"],
         "--hang": ["0", "1e-9"],
     ]
 
@@ -302,7 +302,8 @@ struct CommandTests {
     func hostileNumbersAreRefusedInOneLineOrTakenNeverATrap(option: String) async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
-            let values = ["0", "-1", "1e-9", "1e15", "1e300", "nan", "inf", "-inf", "9223372036854775808"]
+            let values = ["0", "-1", "-0.5", "1e-9", "1e15", "1e300", "nan", "inf", "-inf", "9223372036854775807",
+                          "-9223372036854775808", "9223372036854775808"]
             let taken = Self.hostileTaken[option]!
             // The words each refusal must contain: ours ("invalid duration …") or the argument parser's
             // for a value that is not an integer ("the value '1e15' is invalid for '--rate <rate>'").
@@ -319,8 +320,11 @@ struct CommandTests {
                 let meter = ["--target", "--loudness-target"].contains(option) ? ["--meter", "loudness"]
                     : option == "--vu-reference" ? ["--meter", "vu"]
                     : ["--stop-below", "--hang"].contains(option) ? ["--start-above=0"] : []
-                runs.append((value, ["record", directory + "/\(runs.count).aiff", "--source", PrivateServer.sineSource,
-                                     "--quiet", "\(option)=\(value)"] + bounded + meter))
+                // Both spellings where they can differ: "--x -1" must read -1 as the value, not an option.
+                for spelling in value.hasPrefix("-") ? [["\(option)=\(value)"], [option, value]] : [["\(option)=\(value)"]] {
+                    runs.append((value, ["record", directory + "/\(runs.count).aiff", "--source", PrivateServer.sineSource,
+                                         "--quiet"] + spelling + bounded + meter))
+                }
                 if !["--max-file-time", "--max-file-size", "--pre-roll", "--start-at", "--start-above", "--stop-below",
                      "--hang"].contains(option) {
                     runs.append((value, ["meter", "--source", PrivateServer.sineSource, "\(option)=\(value)"] + bounded + meter))

@@ -220,7 +220,7 @@ struct SampleFormatOptionTests {
                 (["record", directory + "/x.ogg", "--quality", "1e15"],
                  "recorder: invalid --quality 1000000000000000.0: use 0 (smallest file) to 1 (best)"),
                 (["record", directory + "/x.ogg", "--quality", "nan"], "recorder: invalid --quality nan: use 0 (smallest file) to 1 (best)"),
-                (["record", directory + "/x.opus", "-d", PrivateServer.sineSource],
+                (["record", directory + "/x.opus", "-d", PrivateServer.sineSource, "-r", "44100"],
                  "recorder: Opus cannot hold 44100 Hz: record at 48000 Hz (or 8000, 12000, 16000, 24000), or choose .ogg or .mp3"),
             ]
             for (arguments, prefix) in cases {
@@ -229,6 +229,14 @@ struct SampleFormatOptionTests {
                 #expect(result.stderr.hasPrefix(prefix) && result.stderr.filter { $0 == "\n" }.count == 1, "\(arguments): \(result.stderr)")
             }
             #expect(!FileManager.default.fileExists(atPath: directory + "/x.opus"))
+            // Without -r, Opus records at 48 kHz, as ffmpeg and pw-record do, and the summary says so.
+            let path = directory + "/default.opus"
+            let opus = try await recorder(["record", path, "-d", PrivateServer.sineSource, "--duration", "0.5"], server: server)
+            #expect(opus.status == 0 && opus.stderr.hasPrefix("recorded \(path): 0.500 s, 24000 frames, ")
+                    && opus.stderr.hasSuffix("\nrate: 48000 Hz, the rate Opus holds nearest to the default 44100 Hz "
+                                             + "(-r chooses another it holds)\n"), "\(opus.stderr)")
+            let take = try readSoundFile(path)
+            #expect(take.sampleRate == 48_000 && take.frames == 24_000)
         }
     }
 

@@ -152,7 +152,54 @@ struct PlayKeysTimingTests {
             #expect(later >= at + 5 && later <= at + 5 + since + 1, "paused at \(at), then \(later) after \(since) s; screen:\n\(last)")
             try terminal.tmux(["send-keys", "q"])
             let ended = try await terminal.waitFor("status 0")
-            #expect(!ended.contains("played "), "a stopped file is not reported as played: \(ended)")
+            // q stops as a signal does: what was heard is said, marked as stopped.
+            #expect(ended.contains("played \(path): ") && ended.contains(" s to \(PrivateServer.monoSink) (stopped)"), "\(ended)")
+        }
+    }
+}
+
+/// Numbers on the command line, apart from `PlayCommandTests` (which hear playback bit for bit, one test
+/// at a time): these only need each run to end as it should.
+@Suite(.timeLimit(.minutes(3)))
+struct PlayOptionNumberTests {
+    /// Hostile numbers on every numeric option of `play`, in both spellings (`--x=v`, `--x v`): each is
+    /// taken (and the file plays, at most 0.05 s) or refused in one line naming the option, status 64;
+    /// none traps (`--loops 9223372036854775807` ended in "arithmetic overflow", status 132), none reads
+    /// a negative number as a missing value. AVAudioPlayer's rule for loops: any negative is forever.
+    @Test func everyNumericOptionIsTakenOrRefusedInOneLineNeverATrap() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/short.wav"
+            try writeWAV(path, samples: noiseSamples(count: 8_820), channels: 1)
+            let values = ["0", "-1", "-0.5", "1e-9", "1e15", "1e300", "nan", "inf", "-inf", "9223372036854775807",
+                          "-9223372036854775808", "9223372036854775808"]
+            let taken: [String: Set<String>] = [
+                "--volume": ["0", "1e-9"],
+                "--pan": ["0", "-1", "-0.5", "1e-9"],
+                "--loops": ["0", "-1", "9223372036854775807", "-9223372036854775808"],
+                "--start": ["0", "1e-9"],
+                "--duration": ["0", "1e-9"],
+                "--loudness-target": ["0", "-1", "-0.5"],
+                "--vu-reference": ["0", "-1", "-0.5"],
+            ]
+            for (option, accepted) in taken.sorted(by: { $0.key < $1.key }) {
+                for value in values {
+                    // Both spellings where they can differ: "--x -1" must read -1 as the value, not an option.
+                    for spelling in value.hasPrefix("-") ? [["\(option)=\(value)"], [option, value]] : [["\(option)=\(value)"]] {
+                        let bounded = option == "--duration" ? [] : ["--duration", "0.05"]
+                        let meter = option == "--loudness-target" ? ["--meter", "loudness"] : option == "--vu-reference" ? ["--meter", "vu"] : []
+                        let arguments = ["play", path, "--device", PrivateServer.monoSink, "--quiet"] + spelling + bounded + meter
+                        let result = try await recorder(arguments, server: server)
+                        if accepted.contains(value) {
+                            #expect(result.status == 0 && result.stderr.isEmpty, "\(arguments): \(result.stderr)")
+                        } else {
+                            let lines = result.stderr.split(separator: "\n")
+                            #expect(result.status == 64 && lines.count == 1 && lines[0].hasPrefix("recorder: ")
+                                    && lines[0].contains("invalid") && lines[0].contains(option.dropFirst(2))
+                                    && !lines[0].contains("Missing value"), "\(arguments): \(result.stderr)")
+                        }
+                    }
+                }
+            }
         }
     }
 }

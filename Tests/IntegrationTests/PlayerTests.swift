@@ -162,6 +162,7 @@ struct PlayerTests {
             #expect(finished)
             let departure = departure(ofHeard: heard, from: short + short + short, underruns: player.underrunCount)
             #expect(departure == nil, "not three copies back to back: \(departure ?? "")")
+            #expect(player.heardFrameCount == 90_000 && player.isSeekable)
         }
     }
 
@@ -430,9 +431,13 @@ struct PlayerErrorTests {
                 try await player.play()
             }
             #expect(ends == 2)
+            // Heard twice over: what the server played, all of it, as `play` reports it.
+            #expect(player.heardFrameCount == 2 * 22_050)
             await player.close()
             await player.close()
             #expect(throws: RecorderError.self) { try player.play() }
+            // After close() a seek says so too, as play() does (it used to succeed silently).
+            #expect(throws: RecorderError.self) { try player.seek(to: 0.1) }
 
             // NaN samples in a float file play as silence; the finite ones as they are.
             var info = SF_INFO(frames: 0, samplerate: 44_100, channels: 1, format: Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT), sections: 0, seekable: 0)

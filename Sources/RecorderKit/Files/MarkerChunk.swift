@@ -75,6 +75,22 @@ struct MarkerChunk {
         self.bytes = bytes
     }
 
+    /// The most bytes the chunk(s) for `markers` (those from `index` on) add to a `type` file, the pad
+    /// byte that may precede them included; 0 for containers without markers. Without allocating: the
+    /// writer reserves this much of a size limit while it writes.
+    static func maxByteCount(type: FileType, markers: [PendingMarker], from firstPosition: Int64) -> Int64 {
+        guard type == .aiff || type == .wav else { return 0 }
+        var count: Int64 = 0
+        var total: Int64 = 1 + (type == .aiff ? 10 : 24)  // pad byte; MARK header and count, or cue and LIST headers
+        for marker in markers where marker.position >= firstPosition {
+            count += 1
+            let text = Int64(min(marker.label.utf8.count, maxLabelBytes))
+            total += type == .aiff ? 6 + (text + 2) / 2 * 2  // id, position, count byte, text, even
+                : 24 + 12 + (text + 2) / 2 * 2  // cue point; labl header, id, text, NUL, even
+        }
+        return count == 0 ? 0 : total
+    }
+
     /// Writes the size of the chunk whose size field is at `offset` (the bytes after that field; every
     /// part above has an even length, so no pad byte follows).
     private static func setSize(_ bytes: inout [UInt8], at offset: Int, bigEndian: Bool) {

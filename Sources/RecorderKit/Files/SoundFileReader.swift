@@ -53,6 +53,11 @@ final class SoundFileReader: @unchecked Sendable {
                     + (code == ENOENT || code == ENOTDIR ? "check the path" : "check the file's permissions"),
                     underlying: .init(.posix, code))
             }
+            var named = stat()
+            if path != "-" && stat(path, &named) == 0 && named.st_mode & S_IFMT == S_IFDIR {
+                throw RecorderError(.cannotReadFile, "cannot read '\(path)': it is a directory; give a sound file in it",
+                                    underlying: .init(.posix, EISDIR))
+            }
             if fromPipe {
                 // libsndfile (1.2) decodes AU, WAV and Ogg from a pipe; FLAC loses sync there, because
                 // its decoder starts after the bytes libsndfile read to tell the type.
@@ -75,6 +80,17 @@ final class SoundFileReader: @unchecked Sendable {
     }
 
     deinit { close() }
+
+    /// The file's channel positions as libsndfile reads them (`SF_CHANNEL_MAP_*`: a WAV's
+    /// WAVE_FORMAT_EXTENSIBLE mask, a CAF's layout), or nil when the file states none.
+    var channelMap: [Int32]? {
+        guard let file else { return nil }
+        var map = [Int32](repeating: 0, count: channelCount)
+        let found = map.withUnsafeMutableBytes {
+            sf_command(file, Int32(SFC_GET_CHANNEL_MAP_INFO), $0.baseAddress, Int32($0.count))
+        }
+        return found == Int32(SF_TRUE) && map.allSatisfy({ $0 != Int32(SF_CHANNEL_MAP_INVALID) }) ? map : nil
+    }
 
     /// The file's markers, frame and label, as libsndfile reads them (AIFF `MARK`, WAV `cue ` and `labl`).
     var markers: [(frame: Int64, label: String)] {

@@ -159,6 +159,9 @@ public final class SoundFileWriter: @unchecked Sendable {
     var isStopping: @Sendable () -> Bool = { false }
     /// True when the file is the process's standard output (`path` "-").
     public let isStandardOutput: Bool
+    /// True when `path` named an existing FIFO or character device, written into as standard output is
+    /// (nothing created, truncated, locked or removed).
+    let isDevice: Bool
     /// Frames between checks that the file is still linked (one second), and the next check's position.
     private let linkCheckFrames: Int64
     private var nextLinkCheck: Int64
@@ -179,7 +182,14 @@ public final class SoundFileWriter: @unchecked Sendable {
     /// `path` "-" is the process's standard output (a pipe, or a file it was redirected to), as for sox
     /// and parecord: written through a duplicate of descriptor 1 (closed by `close()`), with no lock and
     /// no deletion check; AU is the type unless `fileType` names another. A pipe takes only the types
-    /// that stream (`FileType.streams`: AU, raw, FLAC, Ogg Vorbis, Opus, MP3).
+    /// that stream (`FileType.streams`: AU, raw, FLAC, Ogg Vorbis, Opus, MP3). A regular file there
+    /// must be open at its start and not for appending (`>`, not `>>`), unless the type is raw: every
+    /// other type's header is rewritten at the file's start as the take grows, and an appended one
+    /// would not begin the file.
+    ///
+    /// A `path` that names an existing FIFO or character device (`/dev/null`, a named pipe) is written
+    /// into as standard output is, with or without `overwrite` (nothing there is replaced); a FIFO
+    /// must have a reader already.
     /// - Parameters:
     ///   - path: the file to create, or "-" for standard output.
     ///   - format: the rate and channel count of the packets `write` will be given.
@@ -191,6 +201,9 @@ public final class SoundFileWriter: @unchecked Sendable {
     public init(path: String, format: StreamFormat, overwrite: Bool = false,
                 maxFramesPerWrite: Int = 4_410, fileType: FileType? = nil, quality: Double? = nil) throws(RecorderError) {
         let toStandardOutput = path == "-"
+        var existing = stat()
+        let deviceType = !toStandardOutput && lstat(path, &existing) == 0 ? existing.st_mode & S_IFMT : 0
+        let toDevice = deviceType == S_IFIFO || deviceType == S_IFCHR
         guard let type = fileType ?? (toStandardOutput ? .au : FileType(path: path)) else {
             throw RecorderError(.unsupportedFileType,
                 "cannot tell the file type of '\(path)': end the name in \(FileType.extensionList), or name the type")
@@ -232,26 +245,57 @@ public final class SoundFileWriter: @unchecked Sendable {
                     underlying: .init(.posix, code))
             }
             var status = stat()
-            let isPipe = fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG && (status.st_mode & S_IFMT) != S_IFBLK
+            let kind = fstat(fd, &status) == 0 ? status.st_mode & S_IFMT : 0
+            let isPipe = kind != S_IFREG && kind != S_IFBLK
             if isPipe && !type.streams {
                 Glibc.close(fd)
                 throw RecorderError(.unsupportedFileType,
                     "cannot write \(type.rawValue.uppercased()) to standard output: it is a pipe, and a \(type.rawValue.uppercased()) "
                     + "header must be rewritten at the end; use AU, raw or FLAC (-t au|raw|flac), or redirect to a file")
             }
+            let name = type.rawValue.uppercased()
+            if kind == S_IFREG && type != .raw && fcntl(fd, F_GETFL) & O_APPEND != 0 {
+                Glibc.close(fd)
+                throw RecorderError(.unsupportedFileType,
+                    "cannot write \(name) to standard output opened for appending (>>): its header is rewritten at the "
+                    + "file's start as the take grows; redirect with > to a new file, or use -t raw")
+            }
+            let offset = kind == S_IFREG ? lseek(fd, 0, SEEK_CUR) : 0
+            if type != .raw && offset > 0 {
+                Glibc.close(fd)
+                throw RecorderError(.unsupportedFileType,
+                    "cannot write \(name) to standard output at byte \(offset) of a file: a \(name) file must begin with its "
+                    + "header; redirect with > to a new file, or use -t raw")
+            }
+        } else if toDevice {
+            if deviceType == S_IFIFO && !type.streams {
+                throw RecorderError(.unsupportedFileType,
+                    "cannot write \(type.rawValue.uppercased()) into FIFO '\(path)': a \(type.rawValue.uppercased()) header must be "
+                    + "rewritten at the end; use AU, raw or FLAC (-t au|raw|flac)")
+            }
+            // Without blocking: a FIFO nobody reads would hold the open (and the stop) indefinitely.
+            fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+            guard fd >= 0 else {
+                let code = errno
+                throw RecorderError(.cannotCreateFile,
+                    code == ENXIO ? "cannot write into FIFO '\(path)': nothing is reading it; start its reader first"
+                        : "cannot write into '\(path)': \(String(cString: strerror(code)))",
+                    underlying: .init(.posix, code))
+            }
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         } else {
             let flags = O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (overwrite ? 0 : O_EXCL)
             fd = open(path, flags, 0o666)
             guard fd >= 0 else { throw Self.creationError(path: path, errno: errno) }
         }
         var held: FileLock?
-        if !toStandardOutput {
+        if !toStandardOutput && !toDevice {
             do { held = try FileLock(fd, path: path) } catch {
                 Glibc.close(fd)
                 throw error
             }
         }
-        if overwrite && !toStandardOutput && ftruncate(fd, 0) != 0 {
+        if overwrite && !toStandardOutput && !toDevice && ftruncate(fd, 0) != 0 {
             let code = errno
             Glibc.close(fd)
             held?.release()
@@ -259,7 +303,7 @@ public final class SoundFileWriter: @unchecked Sendable {
         }
         // Standard output that cannot seek (a pipe): libsndfile streams into a relay that never lets a
         // stalled reader hold this thread past a stop (see `PipeOutput`).
-        let relay = toStandardOutput && lseek(fd, 0, SEEK_CUR) < 0
+        let relay = (toStandardOutput || toDevice) && lseek(fd, 0, SEEK_CUR) < 0
             ? PipeOutput(output: fd, bytesPerFrame: format.bytesPerFrame, encodes: type == .flac || type.isLossy) : nil
         guard let file = sf_open_fd(relay?.sndfileDescriptor ?? fd, Int32(SFM_WRITE), &info, 0) else {
             let reason = sndfileReason(nil)
@@ -267,7 +311,12 @@ public final class SoundFileWriter: @unchecked Sendable {
             relay?.close(isStopping: { true })
             if relay == nil { Glibc.close(fd) }
             held?.release()
-            if !overwrite && !toStandardOutput { unlink(path) }  // only a file this call created; never someone else's
+            if !overwrite && !toStandardOutput && !toDevice { unlink(path) }  // only a file this call created; never someone else's
+            // Standard output exists already: what failed is writing the header to it (/dev/full).
+            if toStandardOutput {
+                throw RecorderError(.writeFailed, "writing to standard output failed before any audio: \(reason); "
+                    + "free space where it goes, or redirect it elsewhere", underlying: .init(.sndfile, code))
+            }
             throw RecorderError(.cannotCreateFile, "cannot create '\(path)': \(reason)", underlying: .init(.sndfile, code))
         }
         self.descriptor = fd
@@ -284,8 +333,9 @@ public final class SoundFileWriter: @unchecked Sendable {
         }
         linkCheckFrames = Int64(max(format.sampleRate, 1))
         // Standard output is not a file this writer made: whether it is deleted is not its business.
-        nextLinkCheck = toStandardOutput ? .max : linkCheckFrames
+        nextLinkCheck = toStandardOutput || toDevice ? .max : linkCheckFrames
         isStandardOutput = toStandardOutput
+        isDevice = toDevice
         let needsSwap = sf_command(file, Int32(SFC_RAW_DATA_NEEDS_ENDSWAP), nil, 0) != 0
         let hostIsLittleEndian = 1.littleEndian == 1
         writesRawBigEndian = type != .flac && !type.isLossy && needsSwap == hostIsLittleEndian
@@ -442,8 +492,12 @@ public final class SoundFileWriter: @unchecked Sendable {
     }
 
     private func writeError() -> RecorderError {
-        let reason = sndfileReason(file)
         let systemError = errno
+        // The system's reason when the descriptor refused the bytes. libsndfile's FLAC encoder reports a
+        // failed write as a problem "with initialization of the flac decoder", and its errno is gone.
+        let reason = [ENOSPC, EPIPE, EIO, EBADF, EFBIG, EDQUOT].contains(systemError) ? String(cString: strerror(systemError))
+            : fileType == .flac ? "the FLAC encoder could not write its output (libsndfile gives no reason: a full disk or device?)"
+            : sndfileReason(file)
         if isStandardOutput {
             let gone = systemError == EPIPE
             return RecorderError(.writeFailed,
@@ -471,13 +525,18 @@ public final class SoundFileWriter: @unchecked Sendable {
     /// dropped while recording are appended here after its header is final: the chunk first, then the
     /// container's size, so a file cut short in between is the file without the markers.
     @discardableResult
-    public func close(markers: [(frame: Int64, label: String)]) -> Bool {
+    public func close(markers: [(frame: Int64, label: String)]) -> Bool { close(markers: markers, byteLimit: nil) }
+
+    /// `close(markers:)`, storing the markers only if the file stays within `byteLimit` bytes with them
+    /// (a marker added as a file reached its size limit is then listed, not stored).
+    func close(markers: [(frame: Int64, label: String)], byteLimit: Int64?) -> Bool {
         guard let file else { return false }
         self.file = nil
         // A FLAC stream's last block is written here: to a pipe, into the relay, which passes it on.
         sf_close(file)
         if fileType == .aiff && framesWritten == 0 { padEmptySoundChunk() }
-        let stored = markers.isEmpty || MarkerChunk(type: fileType, markers: markers).map(appendChunk) ?? false
+        let stored = markers.isEmpty
+            || MarkerChunk(type: fileType, markers: markers).map { appendChunk($0, byteLimit: byteLimit) } ?? false
         if let pipe { pipe.close(isStopping: isStopping) } else { Glibc.close(descriptor) }
         lock?.release()
         return stored
@@ -485,7 +544,7 @@ public final class SoundFileWriter: @unchecked Sendable {
 
     /// Appends `chunk` at the end of the file (after a pad byte if the file's length is odd) and adds it
     /// to the container's size (FORM big-endian, RIFF little-endian, at offset 4).
-    private func appendChunk(_ chunk: MarkerChunk) -> Bool {
+    private func appendChunk(_ chunk: MarkerChunk, byteLimit: Int64?) -> Bool {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return false }
         var end = Int64(status.st_size)
@@ -497,7 +556,8 @@ public final class SoundFileWriter: @unchecked Sendable {
         let declared = bigEndian ? header[4..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             : header[4..<8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         // Only a container whose size covers the whole file (libsndfile's own), and that stays within 4 GiB.
-        guard declared + 8 == UInt64(end), UInt64(end) + UInt64(bytes.count) - 8 <= UInt64(UInt32.max) else { return false }
+        guard declared + 8 == UInt64(end), UInt64(end) + UInt64(bytes.count) - 8 <= UInt64(UInt32.max),
+              end + Int64(bytes.count) <= byteLimit ?? .max else { return false }
         let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(end)) }
         guard written == bytes.count else {
             _ = ftruncate(descriptor, off_t(end))

@@ -43,6 +43,10 @@ public struct FileAnalysis: Sendable, Hashable {
     public let maxShortTerm: Double?
     /// The file's markers (AIFF `MARK`, WAV `cue `, as libsndfile reads them), in the file's order.
     public let markers: [FileMarker]
+    /// Why the loudness values are nil although the file has sound: its rate or channel count is one
+    /// libebur128 cannot measure (below 16 Hz, more than 64 channels); nil when loudness was measured.
+    /// The levels are measured all the same.
+    public let loudnessNotMeasured: String?
 
     /// Reads `path` (any format libsndfile opens) in blocks of one second and measures it.
     ///
@@ -58,7 +62,8 @@ public struct FileAnalysis: Sendable, Hashable {
         let rate = file.sampleRate
         let scan = file.isSeekable && file.frameCount > 0
             ? TruePeakScan(path: path, channels: channels, sampleRate: rate, frames: file.frameCount) : nil
-        let meter = try LoudnessMeter(channelCount: channels, sampleRate: rate, truePeak: scan == nil)
+        let meter = try? LoudnessMeter(channelCount: channels, sampleRate: rate, truePeak: scan == nil)
+        meter?.weigh(ChannelWeight.of(channelCount: channels, map: file.channelMap))
         let helpers = scan.map { scan in
             (0..<min(7, max(0, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - 1))).compactMap { _ in
                 // A helper the system refuses is a helper fewer: this thread scans too.
@@ -100,16 +105,24 @@ public struct FileAnalysis: Sendable, Hashable {
                     nonFinite[channel] += replaceNonFinite(in: samples, count: count, channels: channels, channel: channel,
                                                            last: &lastFinite[channel])
                 }
-                meter.add(interleaved: UnsafeBufferPointer(rebasing: samples[0..<(count * channels)]))
+                meter?.add(interleaved: UnsafeBufferPointer(rebasing: samples[0..<(count * channels)]))
             }
             frames += Int64(count)
         }
         func decibels(_ linear: Double) -> Double? { linear > 0 ? 20 * log10(linear) : nil }
-        var truePeak = (0..<channels).map { meter.truePeak(channel: $0) }
+        var truePeak = (0..<channels).map { meter?.truePeak(channel: $0) ?? nil }
         if let scan {
             scan.work()
             for thread in helpers { pthread_join(thread, nil) }
-            if let peaks = scan.peaks { truePeak = peaks.map(decibels) }
+            // A file that ends before its header says (a cut FLAC) has segments that cannot be read:
+            // then once more over the frames it does hold, on this thread.
+            var peaks = scan.peaks
+            if peaks == nil || frames < scan.frames {
+                let again = TruePeakScan(path: path, channels: channels, sampleRate: rate, frames: frames)
+                again.work()
+                peaks = again.peaks
+            }
+            truePeak = peaks.map { $0.map(decibels) } ?? [Double?](repeating: nil, count: channels)
         }
         // Non-finite samples were read as 0: the mean is over the others.
         let totals = nonFinite.map { Double(max(frames - $0, 1)) }
@@ -126,9 +139,13 @@ public struct FileAnalysis: Sendable, Hashable {
             dcOffset: zip(sums, totals).map { $0 / $1 },
             nonFiniteSamples: nonFinite, missingFrames: max(0, announced - frames),
             // libebur128 gives 0 LU for a programme with nothing above the gates: undefined, as silence is.
-            integrated: meter.integrated, loudnessRange: meter.integrated == nil ? nil : meter.loudnessRange,
-            maxMomentary: meter.maxMomentary, maxShortTerm: meter.maxShortTerm,
-            markers: file.markers.map { FileMarker(frame: $0.frame, label: $0.label) })
+            integrated: meter?.integrated, loudnessRange: meter?.integrated == nil ? nil : meter?.loudnessRange,
+            maxMomentary: meter?.maxMomentary, maxShortTerm: meter?.maxShortTerm,
+            markers: file.markers.map { FileMarker(frame: $0.frame, label: $0.label) },
+            loudnessNotMeasured: meter != nil ? nil
+                : "libebur128 measures loudness at \(MeterLimits.loudnessSampleRates.lowerBound) to "
+                  + "\(MeterLimits.loudnessSampleRates.upperBound) Hz in 1 to \(MeterLimits.loudnessChannelCounts.upperBound) "
+                  + "channels, not \(channels) channels at \(rate) Hz")
     }
 }
 

@@ -1,10 +1,46 @@
 // EBU R128 / ITU-R BS.1770 loudness and true peak through libebur128, live or over a file.
 import CEbur128
+import CSndFile
 import Glibc
 
 /// Held around `ebur128_init`, which also (re)writes libebur128's global constants: two states made at
 /// once on two threads would race on them.
 let libebur128Lock = PosixMutex()
+
+/// A channel's weight in BS.1770 loudness: 1.0 for front and centre channels (and any channel whose
+/// place is not known), 1.41 (+1.5 dB) for the surround, side and rear ones, none for LFE.
+enum ChannelWeight: Sendable, Hashable {
+    case full, surround, excluded
+
+    /// The weights of a file's channels, as ffmpeg's ebur128 filter weighs them: from the positions the
+    /// file states (libsndfile's `SF_CHANNEL_MAP_*`); without them, for 3 to 8 channels the order WAV,
+    /// FLAC and Vorbis define (3: L R C; 4: L R Ls Rs; 5: L R C Ls Rs; 6: 5.1; 7: 6.1; 8: 7.1, LFE fourth),
+    /// and every channel at 1.0 otherwise (mono and stereo included, which have no surround or LFE).
+    static func of(channelCount: Int, map: [Int32]?) -> [ChannelWeight] {
+        if let map, map.count == channelCount {
+            return map.map { position in
+                switch Int(position) {
+                case SF_CHANNEL_MAP_LFE: .excluded
+                case SF_CHANNEL_MAP_REAR_LEFT, SF_CHANNEL_MAP_REAR_RIGHT,
+                     SF_CHANNEL_MAP_REAR_CENTER, SF_CHANNEL_MAP_SIDE_LEFT,
+                     SF_CHANNEL_MAP_SIDE_RIGHT, SF_CHANNEL_MAP_TOP_REAR_LEFT,
+                     SF_CHANNEL_MAP_TOP_REAR_RIGHT, SF_CHANNEL_MAP_TOP_REAR_CENTER: .surround
+                default: .full
+                }
+            }
+        }
+        let (f, s, x) = (ChannelWeight.full, ChannelWeight.surround, ChannelWeight.excluded)
+        switch channelCount {
+        case 3: return [f, f, f]
+        case 4: return [f, f, s, s]
+        case 5: return [f, f, f, s, s]
+        case 6: return [f, f, f, x, s, s]
+        case 7: return [f, f, f, x, s, s, s]
+        case 8: return [f, f, f, x, s, s, s, s]
+        default: return [ChannelWeight](repeating: f, count: max(0, channelCount))
+        }
+    }
+}
 
 /// Loudness as EBU R128 defines it, computed by libebur128 (K-weighting, gating and true-peak
 /// oversampling are libebur128's, not re-derived here):
@@ -15,8 +51,9 @@ let libebur128Lock = PosixMutex()
 ///   −70 LUFS and 20 LU under, in LU;
 /// - true peak per channel: the peak of the signal oversampled 4× (2× above 96 kHz), in dBTP.
 ///
-/// Channels follow libebur128's default order (left, right, centre, left surround, right surround); a
-/// mono signal counts once, so a full-scale 997 Hz sine in it reads −3.01 LUFS. Feed it from one thread.
+/// Channels follow libebur128's default order (left, right, centre, LFE, left surround, right surround;
+/// channels 7 on left out) unless `weigh` sets them (`ChannelWeight`: a file's analysis weighs its channels by the
+/// positions the file states, a live meter by a stream's usual order); a mono signal counts once, so a full-scale 997 Hz sine in it reads −3.01 LUFS. Feed it from one thread.
 /// `maxMomentary` and `maxShortTerm` are sampled every 100 ms of audio, as ffmpeg's ebur128 filter does.
 public final class LoudnessMeter {
     private var state: UnsafeMutablePointer<ebur128_state>?
@@ -83,6 +120,21 @@ public final class LoudnessMeter {
     }
 
     deinit { ebur128_destroy(&state) }
+
+    /// How much each channel counts in the loudness (BS.1770-4): `ChannelWeight`, one per channel.
+    /// Before any frame is added. Without it libebur128's default applies: L, R, C, LFE (left out),
+    /// Ls, Rs for channels 1–6 (L, R, Ls, Rs for four; L, R, C, Ls, Rs for five), and channels 7 on are
+    /// left out.
+    func weigh(_ weights: [ChannelWeight]) {
+        for (index, weight) in weights.prefix(channelCount).enumerated() {
+            let role = switch weight {
+            case .excluded: EBUR128_UNUSED.rawValue
+            case .full: EBUR128_CENTER.rawValue
+            case .surround: EBUR128_LEFT_SURROUND.rawValue
+            }
+            ebur128_set_channel(state, UInt32(index), Int32(role))
+        }
+    }
 
     /// Adds interleaved samples in −1…1 (full scale = 1.0).
     public func add(interleaved samples: UnsafeBufferPointer<Float>) {

@@ -124,6 +124,9 @@ public final class StandardMeter {
         loudnessMeter = kind == .loudness
             ? try LoudnessMeter(channelCount: channelCount, sampleRate: sampleRate, ignoringStartTransient: true,
                                 histogram: true) : nil
+        // Channels in the order a stream of this many has by default (PulseAudio's, WAV's): every
+        // channel counts, by its place (`ChannelWeight`), as in a file's analysis.
+        loudnessMeter?.weigh(ChannelWeight.of(channelCount: channelCount, map: nil))
     }
 
     /// Adds interleaved samples in −1…1.
