@@ -115,6 +115,33 @@ struct MarkerTests {
         }
     }
 
+    /// A size limit holds what close adds: the marker chunk of every file is counted before its audio
+    /// reaches the limit, so no file passes 4096 bytes (one was 4212 with a marker); a marker that came
+    /// too late to fit is listed, not stored; every frame is in some file.
+    @Test(arguments: ["aiff", "wav"])
+    func aSizeLimitHoldsTheMarkersEachFileCarries(type: String) async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let recorder = try Recorder(source: PrivateServer.sineSource, server: server.address)
+            defer { recorder.stop() }
+            // A marker with the longest label at every buffer: the files (2 000 frames each) fill fast.
+            recorder.setInputHandler { [weak recorder] _ in _ = try? recorder?.addMarker(String(repeating: "m", count: 300)) }
+            try recorder.record(to: directory + "/take.\(type)", frameLimit: 22_050, maxBytesPerFile: 4_096)
+            let summary = try #require(try await recorder.waitForRecording())
+            #expect(summary.error == nil && summary.files.count > 5 && !summary.markers.isEmpty)
+            var frames: Int64 = 0
+            for file in summary.files {
+                #expect(fileSize(file) <= 4_096, "\(file): \(fileSize(file)) bytes")
+                let analysis = try FileAnalysis.analyze(path: file)
+                frames += analysis.frames
+                let stored = summary.markers.filter { $0.path == file && $0.isStoredInFile }
+                #expect(analysis.markers.map(\.frame) == stored.map(\.fileFrame), "\(file)")
+            }
+            #expect(frames == summary.frameCount && frames == 22_050)
+            #expect(summary.markers.contains { $0.isStoredInFile }, "room was kept for the markers known in time")
+        }
+    }
+
     /// CAF and FLAC cannot hold markers: the summary lists them, saying so. Without a recording a marker
     /// is a one-line error; a label is cleaned and cut to what a file holds.
     @Test func markersWithoutAFileToHoldThemAndBadLabels() async throws {
