@@ -632,8 +632,10 @@ final class Delivery: Sendable {
                 events.yield(.sourceMoved(to: name, atFrame: notice.frame))
             case .suspended:
                 if notice.count == 0 { closeLoss(endFrame: endFrame) }  // the silence ends where it resumed
-                events.yield(notice.count != 0 ? .sourceSuspended(atFrame: notice.frame)
-                                               : .sourceResumed(atFrame: notice.frame))
+                // A suspension stands until the resume: `events()` made meanwhile begins with it.
+                let event: RecorderEvent = notice.count != 0 ? .sourceSuspended(atFrame: notice.frame)
+                                                             : .sourceResumed(atFrame: notice.frame)
+                events.yield(event, standing: notice.count != 0 ? event : nil)
             }
         }
     }

@@ -347,17 +347,35 @@ final class StreamRegistry<Entry: Sendable>: Sendable {
 }
 
 /// Fans values out to any number of AsyncStreams. Yields happen outside the lock.
+///
+/// A value may stand (a state that holds until another value ends it: "the source is suspended"): a
+/// stream made while it stands begins with it, so a subscriber that came late still learns the state.
+/// The standing value changes and the subscribers to tell are read under one lock, which a new stream
+/// takes to begin with the standing value and join: every subscriber sees the changes in order.
 final class Broadcaster<Value: Sendable>: Sendable {
     private let streams = StreamRegistry<AsyncStream<Value>.Continuation>()
+    private let standing = Locked<Value?>(nil)
 
     func makeStream() -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .unbounded)
-        streams.add(continuation, for: continuation)
+        standing.withLock { value in
+            if let value { continuation.yield(value) }
+            streams.add(continuation, for: continuation)
+        }
         return stream
     }
 
     func yield(_ value: Value) {
         for continuation in streams.entries { continuation.yield(value) }
+    }
+
+    /// Yields `value` and makes `standing` the value later streams begin with (nil: none).
+    func yield(_ value: Value, standing new: Value?) {
+        let targets = standing.withLock { value -> [AsyncStream<Value>.Continuation] in
+            value = new
+            return streams.entries
+        }
+        for continuation in targets { continuation.yield(value) }
     }
 
     func finish() {

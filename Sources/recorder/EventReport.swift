@@ -19,7 +19,7 @@ struct EventReport: Equatable {
     init?(_ event: RecorderEvent, start: Int64, rate: Int, pausedBefore: Int64 = 0) {
         func time(_ frame: Int64) -> Double { Double(frame - start) / Double(rate) }
         func seconds(_ frames: Int64) -> String { format(Double(frames) / Double(rate), 3) }
-        func at(_ frame: Int64) -> String { clock(time(frame)) }
+        func at(_ frame: Int64) -> String { clock(max(0, time(frame))) }  // a state from before the file: its start
         func line(_ kind: String, _ frame: Int64, _ fields: String = "") -> String {
             "{\"event\": \"\(kind)\", \"t\": \(format(max(0, time(frame)), 3))\(fields)}"
         }

@@ -250,6 +250,13 @@ final class CaptureStream: @unchecked Sendable {
         fragmentOffset = 0
         watch.restart(maxQueueBytes: Int64(pa_stream_get_buffer_attr(stream)?.pointee.maxlength ?? UInt32.max))
         if let operation = pa_stream_cork(stream, 0, nil, nil) { pa_operation_unref(operation) }
+        // A source suspended already (`pactl suspend-source`) sends no data and no suspended callback:
+        // say so at once, and keep the time from here (see `ServerWatch.startedSuspended`).
+        if pa_stream_is_suspended(stream) > 0 {
+            watch.startedSuspended(at: monotonicNanoseconds())
+            notices.push(CaptureNotice(kind: .suspended, frame: filler.timelineFrames, count: 1))
+            dataReady.post()
+        }
     }
 
     /// Clears a stream's callbacks, disconnects and releases it. Call with the lock held.

@@ -125,6 +125,16 @@ struct ServerWatch {
         suspendedSinceAnswer = true
     }
 
+    /// The stream began (at `monotonic`, CLOCK_MONOTONIC ns) on a source that is suspended: no data, so
+    /// no answer would ever anchor the clock. It is anchored at the start instead, with nothing
+    /// captured, and the time the source stays silent is owed as silence from the first frame on, as
+    /// a suspension during a take is.
+    mutating func startedSuspended(at monotonic: Int64) {
+        suspendedSinceAnswer = true
+        anchor = (monotonic, 0)
+        remember(0)
+    }
+
     /// True when a shortfall worth reporting may have built up since the last request (at `now`,
     /// CLOCK_MONOTONIC ns).
     func mayOweSilence(now: Int64) -> Bool {
@@ -166,7 +176,8 @@ struct ServerWatch {
         let resumedAt = resumeTail
         resumeTail = nil
         holdAt = serverQueued > maxQueueBytes ? consumed + queued : nil
-        guard writeIndex > 0 else { return found }
+        // Before any data the clock means nothing, unless the source is suspended (then it is what is owed).
+        guard writeIndex > 0 || (anchor != nil && (suspended || suspendedSinceAnswer)) else { return found }
 
         // The clock: frames the source has captured by now, against the time since the first answer.
         let captured = Double(writeIndex / bytesPerFrame) + Double(sourceMicroseconds) * rate / 1e6
