@@ -278,7 +278,9 @@ public enum RecorderEvent: Sendable, Hashable {
     case sourceResumed(atFrame: Int64)
     /// The server or source went away; with the `reconnect` option the recorder is waiting for it.
     case captureInterrupted(RecorderError, atFrame: Int64)
-    /// Capture resumed after an interruption; `gapFrames` of silence were written at `atFrame`.
+    /// Capture resumed after an interruption; `gapFrames` of silence were written at `atFrame` for the
+    /// time away: less what fell in a pause (paused before the outage, or while the server was away),
+    /// which the file leaves out as any paused time; 0 when all of it did.
     case captureResumed(gapFrames: Int64, atFrame: Int64)
     /// A split recording continues in a new file from `atFrame` (recorder frame position).
     case fileStarted(path: String, atFrame: Int64)

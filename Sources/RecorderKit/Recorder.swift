@@ -344,7 +344,7 @@ public final class Recorder: @unchecked Sendable {
                 if let open = control.pauses.last, open.to == nil { return open.from }
                 // The lock holds the read callback off: the frame is exactly where capture stands (or
                 // where a timed take is to begin, if that is still to come).
-                let frame = max(capture.framePosition, control.recordingStart)
+                let frame = max(capture.positionNow, control.recordingStart)
                 control.pauses.append(PauseSpan(from: frame, to: nil))
                 // A take of fixed length keeps what it still has to record for after the pause (not
                 // once a stop is under way: its cut is the end).
@@ -367,7 +367,7 @@ public final class Recorder: @unchecked Sendable {
     @discardableResult
     public func resume() -> Int64? {
         capture.withLock {
-            let frame = capture.framePosition
+            let frame = capture.positionNow
             return delivery.control.withLock { control -> Int64? in
                 guard control.isPaused, let from = control.pauses.last?.from else { return nil }
                 let resumed = max(frame, from)

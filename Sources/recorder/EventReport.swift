@@ -45,8 +45,16 @@ struct EventReport: Equatable {
             message = "warning: at \(at(frame)) \(error.message)"
             json = line("interrupted", frame)
         case .captureResumed(let gap, let frame):
-            message = "warning: capture resumed; the \(seconds(gap)) s gap at \(at(frame)) was written as silence"
-            json = line("gap", frame, ", \"frames\": \(gap), \"duration_s\": \(seconds(gap)), \"reason\": \"server-lost\"")
+            // Where the gap stands in the file: paused time before it is not there.
+            let position = clock(Double(max(0, frame - start - pausedBefore)) / Double(rate))
+            if gap > 0 {
+                message = "warning: capture resumed; the \(seconds(gap)) s gap at \(position) was written as silence"
+                json = line("gap", frame, ", \"frames\": \(gap), \"duration_s\": \(seconds(gap)), \"reason\": \"server-lost\"")
+            } else {
+                // The time away fell in a pause: nothing of it is in the file.
+                message = "warning: capture resumed at \(position); the time away fell in the pause, so nothing was written for it"
+                json = nil
+            }
         case .fileStarted(let path, let frame):
             message = "continuing in \(path) at \(at(frame))"
             json = line("file", frame, ", \"path\": \(jsonString(path))")

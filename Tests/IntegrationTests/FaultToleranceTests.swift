@@ -44,6 +44,71 @@ func firstEvent(_ stream: AsyncStream<RecorderEvent>, where condition: (Recorder
 struct FaultToleranceTests {
     private let monitor = PrivateServer.monoSink + ".monitor"
 
+    /// A pause and an outage in either order, with --reconnect: what was paused is left out, and every
+    /// event and the summary describe the file as written. Paused during the outage: the pause is placed
+    /// in the gap at the times it was asked (it was "0.000 s" and the paused second written as silence);
+    /// paused before it and resumed after: the time away is all in the pause, nothing of it is written,
+    /// and no gap is reported (one was, "written as silence", for frames not in the file).
+    @Test(arguments: ["paused during the outage", "outage during the pause"])
+    func aPauseAndAnOutageLeaveTheFileAsEveryMessageSays(order: String) async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let before = noiseSamples(count: 44_100, seed: 5), after = noiseSamples(count: 44_100, seed: 6)
+            try writeWAV(directory + "/before.wav", samples: before, channels: 1)
+            try writeWAV(directory + "/after.wav", samples: after, channels: 1)
+            let recorder = try Recorder(source: monitor, server: server.address, reconnectTimeout: 30)
+            defer { recorder.stop() }
+            let events = recorder.events()
+            let readings = recorder.levelReadings()
+            let path = directory + "/take.wav"
+            try recorder.record(to: path)
+            try await server.play(directory + "/before.wav")
+            try await signalThenSilence(readings)
+            var pauseBounds: (low: Double, high: Double)?
+            if order == "outage during the pause" { recorder.pause() }
+            await server.crash()
+            _ = try await firstEvent(events) { if case .captureInterrupted = $0 { true } else { false } }
+            if order == "paused during the outage" {
+                // The paused time is the feature here: a second of it, measured around the calls.
+                let start = monotonicSeconds()
+                recorder.pause()
+                let paused = monotonicSeconds()
+                try await Task.sleep(for: .seconds(1))
+                let resuming = monotonicSeconds()
+                recorder.resume()
+                pauseBounds = (resuming - paused, monotonicSeconds() - start)
+            }
+            try await server.restart()
+            let resumed = try await firstEvent(events) { if case .captureResumed = $0 { true } else { false } }
+            if order == "outage during the pause" { recorder.resume() }
+            try await server.play(directory + "/after.wav")
+            try await signalThenSilence(readings)
+            let summary = try #require(try await recorder.stopRecording())
+            #expect(summary.error == nil)
+            try #require(summary.pauses.count == 1, "\(summary.pauses)")
+            guard case .captureResumed(let gapFrames, _) = resumed else { return }
+            let file = try readSoundFile(path)
+            #expect(Int64(file.frames) == summary.frameCount)
+            let first = try #require(firstIndex(of: Array(before[0..<64]), in: file.samples))
+            #expect(Array(file.samples[first...].prefix(before.count)) == before)
+            let second = try #require(firstIndex(of: Array(after[0..<64]), in: file.samples))
+            #expect(Array(file.samples[second...].prefix(after.count)) == after)
+            if let (low, high) = pauseBounds {
+                // The pause's length is the time between the calls; the gap is the rest of the time away.
+                let pause = summary.pauses[0]
+                #expect(pause.duration >= low - 0.001 && pause.duration <= high + 0.001, "paused \(pause.duration) s, asked \(low)…\(high) s")
+                let gap = try #require(summary.gaps.first)
+                #expect(summary.gaps.count == 1 && gap.frameCount == gapFrames && gap.reason == .serverLost)
+                #expect(file.samples.dropFirst(Int(gap.startFrame)).prefix(Int(gap.frameCount)).allSatisfy { $0 == 0 })
+                #expect(Int64(first + before.count) <= gap.startFrame && Int64(second) >= gap.startFrame + gap.frameCount)
+            } else {
+                // Everything away was paused: no gap, no silence beyond what the monitor delivered.
+                #expect(gapFrames == 0 && summary.gaps.isEmpty, "\(summary.gaps)")
+                #expect(summary.pauses[0].startFrame <= Int64(second))
+            }
+        }
+    }
+
     @Test(.enabled(if: ServerKind.current == .pulseaudio,
                  "on PipeWire, moves are wireplumber's business: 0.4.13 may keep a stream on the source it asked for, so a move is not reliable there"))
     func movingTheStreamAndSuspendingTheSourceAreReported() async throws {

@@ -293,6 +293,21 @@ final class CaptureStream: @unchecked Sendable {
     /// Frames received since the stream started, dropped ones included. Call within `withLock`.
     var framePosition: Int64 { filler.framePosition }
 
+    /// CLOCK_MONOTONIC ns at which the current outage's gap begins (the last data before the stream
+    /// failed), from `detachFailed` until `reconnect` writes the gap; nil otherwise. Under the lock.
+    private var outageSince: Int64?
+
+    /// Where capture stands now on the recording's timeline: `framePosition`, or during an outage the
+    /// frame this moment will have once the reconnection writes the gap (the gap runs from the last
+    /// data to the reconnection, at the stream's rate): a pause asked while the server is away is
+    /// placed in the gap, so its time is left out of the file as any paused time is. Call within
+    /// `withLock`.
+    var positionNow: Int64 {
+        guard let outageSince else { return filler.framePosition }
+        let elapsed = Double(max(0, monotonicNanoseconds() - outageSince)) / 1e9
+        return filler.timelineFrames + Int64((elapsed * Double(format.sampleRate)).rounded(.down))
+    }
+
     /// The source the stream records from now (it may have been moved). Call within `withLock`.
     var currentSourceName: String {
         guard let stream = link?.stream else { return sourceName }
@@ -551,7 +566,9 @@ final class CaptureStream: @unchecked Sendable {
             }
         }
         let last = lastDataAt.load(ordering: .relaxed)
-        return last > 0 ? last : failedAt.load(ordering: .relaxed)
+        let since = last > 0 ? last : failedAt.load(ordering: .relaxed)
+        withLock { outageSince = since }
+        return since
     }
 
     /// One attempt to capture again from the same server and source, on the same mainloop: a new
@@ -575,6 +592,7 @@ final class CaptureStream: @unchecked Sendable {
             let elapsed = Double(monotonicNanoseconds() - lostAt) / 1e9
             let gap = Int64((elapsed * Double(format.sampleRate)).rounded())
             filler.insertGap(frames: gap)
+            outageSince = nil
             fragmentOffset = 0
             let base = Int64(filler.timelineFrames) * Int64(format.bytesPerFrame)
             failed.store(false, ordering: .releasing)
