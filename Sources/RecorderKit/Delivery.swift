@@ -644,33 +644,36 @@ final class Delivery: Sendable {
         }
     }
 
-    /// Reports the open loss (one event, one gap in the recording), if any.
+    /// Reports the open loss (one event, one gap in the recording), if any. While recording, the
+    /// event counts what the file holds of it (a loss that runs past the take's end, or into a pause,
+    /// is silence in the file only where the file is); while only metering, all of it.
     private func closeLoss(endFrame: Int64?) {
         guard let loss = state.openLoss else { return }
         state.openLoss = nil
-        switch loss.kind {
-        case .sourceSilent, .slept:
-            let reason: RecordingGap.Reason = loss.kind == .slept ? .systemSleep : .suspended
-            events.yield(.sourceGap(gapFrames: loss.count, atFrame: loss.frame, reason: reason))
-            record(loss, reason: reason, endFrame: endFrame)
-        default:
-            events.yield(.framesDropped(count: loss.count, atFrame: loss.frame))
-            record(loss, reason: .dropped, endFrame: endFrame)
-        }
+        let reason: RecordingGap.Reason = loss.kind == .slept ? .systemSleep : loss.kind == .sourceSilent ? .suspended : .dropped
+        let inFile = record(loss, reason: reason, endFrame: endFrame)
+        let (count, frame) = inFile ?? (loss.count, loss.frame)
+        guard count > 0 else { return }
+        events.yield(reason == .dropped ? .framesDropped(count: count, atFrame: frame)
+                                        : .sourceGap(gapFrames: count, atFrame: frame, reason: reason))
     }
 
-    private func record(_ notice: CaptureNotice, reason: RecordingGap.Reason, endFrame: Int64?) {
-        guard let session = state.session else { return }
+    /// Adds the part of `notice` the file holds to the recording's gaps; returns its length and recorder
+    /// frame (nil when nothing is being recorded).
+    @discardableResult
+    private func record(_ notice: CaptureNotice, reason: RecordingGap.Reason, endFrame: Int64?) -> (Int64, Int64)? {
+        guard let session = state.session else { return nil }
         let start = max(notice.frame, session.startFrame)
         let end = min(notice.frame + notice.count, endFrame ?? Int64.max)
-        guard start < end else { return }
+        guard start < end else { return (0, start) }
         // In the file: paused frames are not there, so neither is their part of a gap.
         let pauses = control.withLock { $0.pauses }
         let frames = pauses.recordedFrames(in: start..<end)
-        guard frames > 0 else { return }
+        guard frames > 0 else { return (0, start) }
         session.gaps.append(RecordingGap(startFrame: start - session.startFrame - pauses.pausedFrames(before: start),
                                          frameCount: frames, reason: reason, sampleRate: format.sampleRate))
         if reason == .dropped { session.droppedFrames += frames }
+        return (frames, start)
     }
 
     /// The stream failed. With a reconnect timeout, start waiting for the server or source; without,

@@ -44,6 +44,37 @@ func firstEvent(_ stream: AsyncStream<RecorderEvent>, where condition: (Recorder
 struct FaultToleranceTests {
     private let monitor = PrivateServer.monoSink + ".monitor"
 
+    /// A loss that runs past the take's end (the consumer stalled near it, past the queue limit) is
+    /// reported as the file holds it: the events' frames, the summary's dropped count and its gaps all
+    /// agree, and every gap ends inside the file (a 1.5 s loss used to be announced where 0.5 s of it
+    /// was in the file).
+    @Test func everyLossEventCountsWhatTheFileHolds() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let recorder = try Recorder(source: PrivateServer.sineSource, server: server.address, maxQueueDuration: 0.4)
+            defer { recorder.stop() }
+            let events = recorder.events()
+            let stalled = Locked(false)
+            // Once, at 0.7 s into the 1 s take: 2 s away, so the queue overflows well past the end.
+            recorder.setInputHandler { buffer in
+                guard buffer.startFrame >= 30_870, !stalled.withLock({ $0 }) else { return }
+                stalled.withLock { $0 = true }
+                usleep(2_000_000)
+            }
+            let start = try recorder.record(to: directory + "/take.wav", frameLimit: 44_100)
+            let all = try await eventsUntilFinished(events)
+            guard case .recordingFinished(let summary) = all.last else { throw TestFailure("no summary") }
+            let reported = all.reduce(Int64(0)) { total, event in
+                if case .framesDropped(let count, _) = event { total + count } else { total }
+            }
+            #expect(summary.droppedFrames > 0 && reported == summary.droppedFrames,
+                    "events \(reported), summary \(summary.droppedFrames) frames dropped")
+            #expect(summary.gaps.reduce(0) { $0 + $1.frameCount } == summary.droppedFrames)
+            #expect(summary.gaps.allSatisfy { $0.startFrame + $0.frameCount <= summary.frameCount }, "\(summary.gaps)")
+            #expect(summary.frameCount == 44_100 && start >= 0)
+        }
+    }
+
     /// A pause and an outage in either order, with --reconnect: what was paused is left out, and every
     /// event and the summary describe the file as written. Paused during the outage: the pause is placed
     /// in the gap at the times it was asked (it was "0.000 s" and the paused second written as silence);
