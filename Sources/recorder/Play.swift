@@ -27,7 +27,7 @@ struct Play: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Balance, -1 (left) to 1 (right), for files with left and right channels.")
     var pan: Float = 0
 
-    @Option(parsing: .unconditional, help: "Play each file this many more times (-1: forever).")
+    @Option(parsing: .unconditional, help: "Play each file this many more times (any negative number: forever, as AVAudioPlayer).")
     var loops = 0
 
     @Option(parsing: .unconditional, help: "Start this many seconds into each file.")
