@@ -177,15 +177,16 @@ struct Play: AsyncParsableCommand {
         if finished && levelsJSON {
             writeOutput("{\"event\": \"finished\", \"file\": \(jsonString(player.path ?? "")), \"successfully\": \(successfully)}\n")
         }
-        if let error { throw error }
         standardOutput.flush(seconds: 0.5)  // the JSON lines before the summary, as for record
         // What the server played (over loops and seeks), not what the header or the options promise;
-        // after q or a signal too, as for record.
+        // after q, a signal or a failure too (then before its line), as for record.
         if !quiet {
             let seconds = Double(player.heardFrameCount) / Double(rate)
             let name = player.path == "-" ? "standard input" : player.path ?? ""
-            writeLine("played \(name): \(format(seconds, 3)) s to \(player.deviceName)" + (finished ? "" : " (stopped)"))
+            writeLine("played \(name): \(format(seconds, 3)) s to \(player.deviceName)"
+                      + (finished && successfully && error == nil ? "" : " (stopped)"))
         }
+        if let error { throw error }
     }
 }
 

@@ -88,7 +88,10 @@ struct PlayCommandTests {
             let errorLines = stderr.split(separator: "\n").map(String.init)
             #expect(errorLines.last == "recorder: playback to '\(PrivateServer.monoSink)' stopped: the server closed the stream "
                     + "(server gone or sink removed); check that the server is running and the sink exists (`recorder sinks`)")
-            #expect(errorLines.dropLast().allSatisfy { $0.hasPrefix("recorder: warning: playback ran dry at ") }, "\(stderr)")
+            // Before it, what was heard (marked stopped), after any warning of an underrun.
+            #expect(errorLines.dropLast().last?.hasPrefix("played \(path): ") == true
+                    && errorLines.dropLast().last?.hasSuffix(" s to \(PrivateServer.monoSink) (stopped)") == true, "\(stderr)")
+            #expect(errorLines.dropLast(2).allSatisfy { $0.hasPrefix("recorder: warning: playback ran dry at ") }, "\(stderr)")
             #expect(!rest.contains { $0.contains("\"successfully\": true") }, "\(rest)")
         }
     }
