@@ -34,6 +34,34 @@ func eventsUntilFinished(_ stream: AsyncStream<RecorderEvent>) async throws -> [
     throw TestFailure("the event stream ended before the recording finished")
 }
 
+/// A recording with `--reconnect` (30 s) on the mono sink's monitor, into `file` in a new directory,
+/// that has heard a second of noise (`before`); `after.wav` there holds the noise to play once the
+/// server is back (`after`).
+struct OutageTake {
+    let recorder: Recorder
+    let events: AsyncStream<RecorderEvent>
+    let readings: AsyncStream<LevelReading>
+    let directory: String
+    let path: String
+    let before: [Int16]
+    let after: [Int16]
+
+    init(_ server: PrivateServer, file: String, seeds: (UInt64, UInt64)) async throws {
+        directory = try temporaryDirectory()
+        before = noiseSamples(count: 44_100, seed: seeds.0)
+        after = noiseSamples(count: 44_100, seed: seeds.1)
+        try writeWAV(directory + "/before.wav", samples: before, channels: 1)
+        try writeWAV(directory + "/after.wav", samples: after, channels: 1)
+        recorder = try Recorder(source: PrivateServer.monoSink + ".monitor", server: server.address, reconnectTimeout: 30)
+        events = recorder.events()
+        readings = recorder.levelReadings()
+        path = directory + "/" + file
+        try recorder.record(to: path)
+        try await server.play(directory + "/before.wav")
+        try await signalThenSilence(readings)
+    }
+}
+
 /// Waits for the first event matching `condition`.
 func firstEvent(_ stream: AsyncStream<RecorderEvent>, where condition: (RecorderEvent) -> Bool) async throws -> RecorderEvent {
     for await event in stream where condition(event) { return event }
@@ -83,18 +111,9 @@ struct FaultToleranceTests {
     @Test(arguments: ["paused during the outage", "outage during the pause"])
     func aPauseAndAnOutageLeaveTheFileAsEveryMessageSays(order: String) async throws {
         try await withPrivateServer { server in
-            let directory = try temporaryDirectory()
-            let before = noiseSamples(count: 44_100, seed: 5), after = noiseSamples(count: 44_100, seed: 6)
-            try writeWAV(directory + "/before.wav", samples: before, channels: 1)
-            try writeWAV(directory + "/after.wav", samples: after, channels: 1)
-            let recorder = try Recorder(source: monitor, server: server.address, reconnectTimeout: 30)
+            let take = try await OutageTake(server, file: "take.wav", seeds: (5, 6))
+            let (recorder, events, readings, path, before, after) = (take.recorder, take.events, take.readings, take.path, take.before, take.after)
             defer { recorder.stop() }
-            let events = recorder.events()
-            let readings = recorder.levelReadings()
-            let path = directory + "/take.wav"
-            try recorder.record(to: path)
-            try await server.play(directory + "/before.wav")
-            try await signalThenSilence(readings)
             var pauseBounds: (low: Double, high: Double)?
             if order == "outage during the pause" { recorder.pause() }
             await server.crash()
@@ -112,7 +131,7 @@ struct FaultToleranceTests {
             try await server.restart()
             let resumed = try await firstEvent(events) { if case .captureResumed = $0 { true } else { false } }
             if order == "outage during the pause" { recorder.resume() }
-            try await server.play(directory + "/after.wav")
+            try await server.play(take.directory + "/after.wav")
             try await signalThenSilence(readings)
             let summary = try #require(try await recorder.stopRecording())
             #expect(summary.error == nil)
@@ -454,19 +473,10 @@ struct FaultTimingTests {
 
     @Test func gapLengthAgainstTheOutageWithReconnectInTheSameFile() async throws {
         try await withPrivateServer { server in
-            let directory = try temporaryDirectory()
-            let before = noiseSamples(count: 44_100, seed: 1)
-            let after = noiseSamples(count: 44_100, seed: 2)
-            try writeWAV(directory + "/before.wav", samples: before, channels: 1)
-            try writeWAV(directory + "/after.wav", samples: after, channels: 1)
-            let recorder = try Recorder(source: monitor, server: server.address, reconnectTimeout: 20)
+            let take = try await OutageTake(server, file: "reconnected.aiff", seeds: (1, 2))
+            let (recorder, events, readings, path, before, after) = (take.recorder, take.events, take.readings, take.path, take.before, take.after)
+            let directory = take.directory
             defer { recorder.stop() }
-            let events = recorder.events()
-            let readings = recorder.levelReadings()
-            let path = directory + "/reconnected.aiff"
-            try recorder.record(to: path)
-            try await server.play(directory + "/before.wav")
-            try await signalThenSilence(readings)
 
             let crashed = monotonicSeconds()
             await server.crash()
