@@ -47,6 +47,7 @@ struct PlayCommandTests {
             try writeWAV(path, samples: noiseSamples(count: 4_410), channels: 1)
             let cases: [([String], Int32, String)] = [
                 (["play", directory + "/missing.wav"], 66, "recorder: cannot read '\(directory)/missing.wav': No such file or directory; check the path"),
+                (["play", directory], 66, "recorder: cannot read '\(directory)': it is a directory; give a sound file in it"),
                 (["play", path, "--device", "nope"], 69, "recorder: no playback sink named 'nope' on "),
                 (["play", path, "--server", "unix:\(directory)/none"], 69, "recorder: cannot connect to PulseAudio server unix:\(directory)/none: "),
                 (["play", path, "--volume", "2"], 64, "recorder: invalid --volume 2.0: use a gain from 0 to 1"),
