@@ -200,7 +200,9 @@ struct SignalTimingTests {
             // (PipeWire's as record's, whose stop waits for a 100 ms fragment).
             let bound = server.kind == .pipewire ? 0.5 : 0.2
             #expect(exitTime < bound, "exit \(exitTime) s after the signal")
-            #expect(stderr.isEmpty, "\(stderr)")
+            // What was heard, as after q (marked stopped), and nothing else.
+            #expect(stderr.hasPrefix("played \(sound): ") && stderr.hasSuffix(" s to \(PrivateServer.monoSink) (stopped)\n")
+                    && stderr.filter { $0 == "\n" }.count == 1, "\(stderr)")
         }
     }
 

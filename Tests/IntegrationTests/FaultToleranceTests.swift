@@ -76,7 +76,9 @@ struct FaultToleranceTests {
     /// reported as the file holds it: the events' frames, the summary's dropped count and its gaps all
     /// agree, and every gap ends inside the file (a 1.5 s loss used to be announced where 0.5 s of it
     /// was in the file).
-    @Test func everyLossEventCountsWhatTheFileHolds() async throws {
+    @Test(.enabled(if: ServerKind.current == .pulseaudio,
+                   "PipeWire's sine is a pipe source: a stalled reader makes it wait, it never drops"))
+    func everyLossEventCountsWhatTheFileHolds() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
             let recorder = try Recorder(source: PrivateServer.sineSource, server: server.address, maxQueueDuration: 0.4)
