@@ -61,6 +61,14 @@ func expectCompleteAIFF(_ path: String, sourceLocation: SourceLocation = #_sourc
     return file.frames
 }
 
+/// The longest a recording may take to exit after a stop signal, in ms: the stop's own limit for waiting
+/// on the server's last data (0.5 s: "everything the server had captured when asked") and a quarter
+/// second for the exit to be seen. The medians are 3–17 ms on PulseAudio and ~100 ms on PipeWire (a
+/// fragment); once PulseAudio took 319 ms, the day-long run beside the timing stage: a server late within
+/// the stop's limit is the design, not a failure. (`play` waits for no server at its stop: its bounds
+/// stay at 5× its medians.)
+private let recordStopBoundMilliseconds = 750.0
+
 /// Runs `script` with bash against `server`.
 private func bash(_ script: String, server: PrivateServer) async throws -> ProcessResult {
     let environment = server.clientEnvironment
@@ -76,7 +84,8 @@ struct SignalTimingTests {
     /// The matrix: SIGINT and SIGTERM at 0, 1, 5, 10, 20 and 50 ms, SIGINT inherited as default and
     /// as ignored (a script's background job), 20 runs each. The clock starts when the process catches the
     /// signals (its first statement; before that the kernel applies the inherited disposition to any
-    /// signal, which no program can change): every run exits 0 within 200 ms, with no file or a complete one.
+    /// signal, which no program can change): every run exits 0 within `recordStopBoundMilliseconds`, with
+    /// no file or a complete one.
     @Test func exitTimeOfRecordStoppedInItsFirstMillisecondsWithNoFileOrACompleteOne() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
@@ -97,7 +106,7 @@ struct SignalTimingTests {
             for run in outcomes {
                 let label = "\(run.signal) at \(run.offset_ms) ms, SIGINT inherited \(run.inherited)"
                 #expect(run.status == .code(0), "\(label): status \(run.status)")
-                #expect(run.exit_ms < 200, "\(label): exit \(run.exit_ms) ms after the signal")
+                #expect(run.exit_ms < recordStopBoundMilliseconds, "\(label): exit \(run.exit_ms) ms after the signal")
                 if run.file {
                     try expectCompleteAIFF(run.path)
                     files += 1
@@ -111,7 +120,8 @@ struct SignalTimingTests {
     }
 
     /// SIGINT (Ctrl-C), SIGTERM (kill), SIGHUP (terminal closed) and SIGQUIT (Ctrl-\, not a crash) all
-    /// stop and finalize: status 0 within 200 ms, every frame played before the signal in the file.
+    /// stop and finalize: status 0 within the stop's limit for the server (0.5 s) and a quarter second,
+    /// every frame played before the signal in the file.
     @Test(arguments: [SIGINT, SIGTERM, SIGHUP, SIGQUIT])
     func exitTimeOfRecordAfterASignalWithEverythingPlayedBeforeItInTheFile(signal: Int32) async throws {
         try await withPrivateServer { server in
@@ -138,9 +148,12 @@ struct SignalTimingTests {
             print("signal \(signal): exit \(Int(exitTime * 1000)) ms after it")
             #expect(status == 0, "\(stderr)")
             // The stop waits for what the server had captured when asked. PulseAudio sends it at once
-            // (median 12 ms on this machine); pipewire-pulse sends a record stream's data a fragment (100 ms)
-            // at a time, so the exit there takes a buffer (median 98 ms). Bounds: over 5× those.
-            let bound = server.kind == .pipewire ? 0.5 : 0.2
+            // (median 12 ms on this machine; once 319 ms, the day-long run and the timing stage beside it);
+            // pipewire-pulse sends a record stream's data a fragment (100 ms) at a time, so the exit there
+            // takes a buffer (median 98 ms). The bound is the stop's own limit for waiting on the server,
+            // 0.5 s, plus a quarter second for the exit to be seen: a server late within that limit is
+            // the design, not a failure.
+            let bound = recordStopBoundMilliseconds / 1000
             #expect(exitTime < bound, "exit \(exitTime) s after the signal")
             #expect(stderr.hasPrefix("recorded \(directory)/take.aiff: "))
             #expect(!stderr.contains("crash") && !stderr.contains("Backtrace"), "\(stderr)")
@@ -285,7 +298,7 @@ struct SignalTimingTests {
             #expect(status == 0, "\(stderr)")
             let exitTime = monotonicSeconds() - sent
             print("SIGINT after ignored signals: exit \(Int(exitTime * 1000)) ms after it")
-            #expect(exitTime < 0.2)  // median 12 ms
+            #expect(exitTime < recordStopBoundMilliseconds / 1000)  // median 12 ms
             let frames = try expectCompleteAIFF(directory + "/take.aiff")
             #expect(stderr.contains("recorded \(directory)/take.aiff: ") && stderr.contains(" \(frames) frames,"))
             let take = try readSoundFile(directory + "/take.aiff")
@@ -329,7 +342,7 @@ struct SignalTimingTests {
             }
             let exitTime = monotonicSeconds() - sent
             print("terminal closed: the recorder gone \(Int(exitTime * 1000)) ms after tmux was asked")
-            #expect(exitTime < 0.2)  // the median is in the note printed above, measured beside tmux's own start
+            #expect(exitTime < recordStopBoundMilliseconds / 1000)  // the median is in the note printed above
             try expectCompleteAIFF(directory + "/take.aiff")
             let take = try readSoundFile(directory + "/take.aiff")
             let start = try #require(firstIndex(of: Array(noise.prefix(64)), in: take.samples))
@@ -451,7 +464,8 @@ struct SignalTimingTests {
     }
 
     /// `record -` (AU to a pipe) stopped in its first milliseconds: SIGINT and SIGTERM at 0…50 ms, 3 runs
-    /// each: status 0 within 200 ms; the pipe carried nothing or a valid AU stream of whole frames.
+    /// each: status 0 within `recordStopBoundMilliseconds`; the pipe carried nothing or a valid AU stream of
+    /// whole frames.
     @Test func exitTimeOfRecordToAPipeStoppedInItsFirstMilliseconds() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
@@ -468,7 +482,7 @@ struct SignalTimingTests {
             for run in outcomes {
                 let label = "\(run.signal) at \(run.offset_ms) ms, SIGINT inherited \(run.inherited)"
                 #expect(run.status == .code(0), "\(label): status \(run.status)")
-                #expect(run.exit_ms < 200, "\(label): exit \(run.exit_ms) ms after the signal")
+                #expect(run.exit_ms < recordStopBoundMilliseconds, "\(label): exit \(run.exit_ms) ms after the signal")
                 guard run.file else { continue }
                 let header = try fileHeader(run.path)
                 try #require(header.count >= 8, "\(label): \(header.count) bytes")
