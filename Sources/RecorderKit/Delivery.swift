@@ -625,12 +625,11 @@ final class Delivery: Sendable {
                 }
             case .gap:
                 closeLoss(endFrame: endFrame)
-                // The gap as the file holds it: the part of the time away that fell in a pause is not
-                // there (a pause before the outage and still on, or asked while the server was away).
-                let pauses = control.withLock { $0.pauses }
-                let written = pauses.recordedFrames(in: notice.frame..<(notice.frame + notice.count))
-                events.yield(.captureResumed(gapFrames: written, atFrame: notice.frame))
-                record(notice, reason: .serverLost, endFrame: endFrame)
+                // The gap as the file holds it, from the same pauses as the summary's gap: the part of the
+                // time away that fell in a pause is not there (a pause before the outage and still on, or
+                // asked while the server was away).
+                let inFile = record(notice, reason: .serverLost, endFrame: endFrame)
+                events.yield(.captureResumed(gapFrames: inFile?.0 ?? notice.count, atFrame: notice.frame))
             case .moved:
                 let name = capture.withLock { capture.currentSourceName }
                 events.yield(.sourceMoved(to: name, atFrame: notice.frame))

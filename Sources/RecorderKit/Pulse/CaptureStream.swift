@@ -297,13 +297,14 @@ final class CaptureStream: @unchecked Sendable {
     /// failed), from `detachFailed` until `reconnect` writes the gap; nil otherwise. Under the lock.
     private var outageSince: Int64?
 
-    /// Where capture stands now on the recording's timeline: `framePosition`, or during an outage the
-    /// frame this moment will have once the reconnection writes the gap (the gap runs from the last
-    /// data to the reconnection, at the stream's rate): a pause asked while the server is away is
-    /// placed in the gap, so its time is left out of the file as any paused time is. Call within
-    /// `withLock`.
+    /// Where this moment stands on the recording's timeline: the frame the next data will have (silence
+    /// still owed for time already past, a reconnection's gap or a loss, comes before it), or during an
+    /// outage the frame this moment will have once the reconnection writes the gap (the gap runs from
+    /// the last data to the reconnection, at the stream's rate). A pause asked while the server is away
+    /// is so placed in the gap, and a resume just after the reconnection after it, so the time away
+    /// is left out of the file where it was paused, as any paused time is. Call within `withLock`.
     var positionNow: Int64 {
-        guard let outageSince else { return filler.framePosition }
+        guard let outageSince else { return filler.timelineFrames }
         let elapsed = Double(max(0, monotonicNanoseconds() - outageSince)) / 1e9
         return filler.timelineFrames + Int64((elapsed * Double(format.sampleRate)).rounded(.down))
     }
