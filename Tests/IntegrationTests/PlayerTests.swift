@@ -556,7 +556,11 @@ struct PlayerTimingTests {
             print("play(atTime:) heard \(Int((heardAt - asked) * 1000)) ms after the time asked")
             // Measured: −49 ms on PulseAudio, +94 ms on PipeWire (its 100 ms quantum); bound over 5× those.
             #expect(abs(heardAt - asked) <= 0.5, "heard \(Int((heardAt - asked) * 1000)) ms after the time asked")
-            #expect(Array(signalRun(heard)) == Array(tone.drop { $0 == 0 }))
+            // Bit for bit on PulseAudio only: pipewire's graph, starved (two CPU hogs), played a cycle of
+            // the tone as silence, telling no client (see the pipewire stage in scripts/test).
+            if server.kind == .pulseaudio {
+                #expect(Array(signalRun(heard)) == Array(tone.drop { $0 == 0 }))
+            }
         }
     }
 
