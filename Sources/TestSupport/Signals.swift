@@ -77,22 +77,31 @@ public func readSoundFile(_ path: String) throws -> SoundFileContents {
                              frames: Int(info.frames), samples: samples)
 }
 
-/// The frames libsndfile decodes from `path`, read block by block to the end: for a stream that states
-/// no length (FLAC to a pipe, or killed), where `readSoundFile` cannot size its buffer.
-public func decodedFrames(_ path: String) throws -> (frames: Int64, statedFrames: Int64) {
+/// The samples libsndfile decodes from `path`, read block by block to the end, with the channel count and
+/// the length the header states: for a stream that states no length (AU or FLAC to a pipe, or killed),
+/// where `readSoundFile` cannot size its buffer.
+public func decodeToEnd(_ path: String) throws -> (samples: [Int16], channels: Int, statedFrames: Int64) {
     var info = SF_INFO()
     guard let file = sf_open(path, Int32(SFM_READ), &info) else {
         throw TestFailure("libsndfile cannot open \(path): \(String(cString: sf_strerror(nil)))")
     }
     defer { sf_close(file) }
-    var block = [Int16](repeating: 0, count: 4_096 * Int(max(info.channels, 1)))
-    var decoded: Int64 = 0
+    let channels = Int(max(info.channels, 1))
+    var block = [Int16](repeating: 0, count: 4_096 * channels)
+    var samples: [Int16] = []
     while true {
         let read = block.withUnsafeMutableBufferPointer { sf_readf_short(file, $0.baseAddress, 4_096) }
         guard read > 0 else { break }
-        decoded += Int64(read)
+        samples += block.prefix(Int(read) * channels)
     }
-    return (decoded, Int64(info.frames))
+    return (samples, channels, Int64(info.frames))
+}
+
+/// The frames libsndfile decodes from `path`, read to the end (see `decodeToEnd`), and the length its
+/// header states.
+public func decodedFrames(_ path: String) throws -> (frames: Int64, statedFrames: Int64) {
+    let decoded = try decodeToEnd(path)
+    return (Int64(decoded.samples.count / decoded.channels), decoded.statedFrames)
 }
 
 /// Where what the monitor heard departs from what was played, or nil if it does not: `played` from its
