@@ -14,7 +14,7 @@ struct OutputPlaceTests {
     }
 
     /// Standard output that cannot take the audio is an error before anything is recorded, in one line
-    /// with the status the README gives (74); a stream with a header is refused where its header could
+    /// with the status docs/command.md gives (74); a stream with a header is refused where its header could
     /// not begin the file (append mode, or a file already part-written), and the file is left as it was.
     @Test func standardOutputThatCannotTakeTheAudioIsOneLineAndNothingIsLost() async throws {
         try await withPrivateServer { server in

@@ -1,33 +1,46 @@
-// Issue 14, point 6: the README's examples are run, so they cannot drift from what the program does.
-// Every code block that follows a `<!-- checked by ReadmeTests -->` line is a shell session: lines
-// starting with `$ ` are commands, the lines under one are what it prints (standard output and error,
-// as a terminal shows them). Each block runs in a new directory against a private PulseAudio server
-// (the one the README's outputs were captured from: `rk_sine`, a 1 kHz sine at half scale, `rk_mono`
-// and `rk_stereo`, null sinks), with the built `recorder` first on PATH, and every line must match:
-// word for word, integers exactly, and decimals to within one unit of the last digit shown (a meter reading
-// that sits on a rounding boundary, e.g. PPM mark 6.995 on the sine, prints 6.99 or 7.00 by the phase
-// the sine starts at).
+// Issue 14, point 6: the examples of README.md and of every docs/*.md are run, so they cannot drift
+// from what the program does. Every code block that follows a `<!-- checked by ReadmeTests -->` line in
+// one of them is a shell session: lines starting with `$ ` are commands, the lines under one are what it
+// prints (standard output and error, as a terminal shows them). Each block runs in a new directory
+// against a private PulseAudio server (the one the outputs were captured from: `rk_sine`, a 1 kHz sine
+// at half scale, `rk_mono` and `rk_stereo`, null sinks), with the built `recorder` first on PATH, and
+// every line must match: word for word, integers exactly, and decimals to within one unit of the last
+// digit shown (a meter reading that sits on a rounding boundary, e.g. PPM mark 6.995 on the sine, prints
+// 6.99 or 7.00 by the phase the sine starts at).
 import Foundation
 import Testing
 import TestSupport
 
-/// A checked README block: its commands, each with the lines it must print.
+/// A checked block of the documentation: the file it is in (relative to the package's root), the line
+/// of its first command, and its commands, each with the lines it must print.
 struct ReadmeSession: CustomStringConvertible, Sendable {
+    let file: String
     let line: Int
     var steps: [(command: String, output: [String])] = []
-    var description: String { "README.md:\(line)" }
+    var description: String { "\(file):\(line)" }
 
     static let marker = "<!-- checked by ReadmeTests -->"
 
-    /// The checked blocks of the README at `path`.
-    static func all(in path: String) throws -> [ReadmeSession] {
-        let lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
+    /// The checked blocks of `files` (paths relative to the package's root, e.g. `docs/command.md`), in
+    /// the order given.
+    static func all(in files: [String]) throws -> [ReadmeSession] {
+        var sessions: [ReadmeSession] = []
+        for file in files {
+            let path = packageRoot.appendingPathComponent(file).path
+            let lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
+            sessions += blocks(of: lines, in: file)
+        }
+        return sessions
+    }
+
+    /// The checked blocks among `lines`, the text of `file`.
+    private static func blocks(of lines: [String], in file: String) -> [ReadmeSession] {
         var sessions: [ReadmeSession] = []
         var index = 0
         while index < lines.count {
             defer { index += 1 }
             guard lines[index] == marker, index + 1 < lines.count, lines[index + 1].hasPrefix("```") else { continue }
-            var session = ReadmeSession(line: index + 3)
+            var session = ReadmeSession(file: file, line: index + 3)
             index += 2
             while index < lines.count && !lines[index].hasPrefix("```") {
                 let text = lines[index]
@@ -44,7 +57,7 @@ struct ReadmeSession: CustomStringConvertible, Sendable {
     }
 }
 
-/// Whether `printed` is the README's `shown` line: the same text and integers, decimals within one unit
+/// Whether `printed` is the document's `shown` line: the same text and integers, decimals within one unit
 /// of the last digit shown (and with as many digits).
 func readmeLineMatches(_ printed: String, _ shown: String) -> Bool {
     if printed == shown { return true }
@@ -84,6 +97,19 @@ func readmeLineMatches(_ printed: String, _ shown: String) -> Bool {
 private let readmePath = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .appendingPathComponent("../../README.md").standardizedFileURL.path
 
+/// The package's root, where README.md and docs/ are.
+private let packageRoot = URL(fileURLWithPath: readmePath).deletingLastPathComponent()
+
+/// Where the usage summary of every subcommand is: the command's reference.
+private let usagePath = packageRoot.appendingPathComponent("docs/command.md").path
+
+/// The documents whose checked blocks are run, relative to the package's root: README.md, then every
+/// docs/*.md in name order.
+private func checkedDocuments() throws -> [String] {
+    let docs = try FileManager.default.contentsOfDirectory(atPath: packageRoot.appendingPathComponent("docs").path)
+    return ["README.md"] + docs.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+}
+
 @Suite(.timeLimit(.minutes(2)))
 struct ReadmeTests {
     @Test func aLineMatchesWordForWordAndNumbersToTheLastDigitShown() {
@@ -99,16 +125,17 @@ struct ReadmeTests {
     }
 
     @Test func theREADMEHasCheckedExamples() throws {
-        let sessions = try ReadmeSession.all(in: readmePath)
+        let sessions = try ReadmeSession.all(in: checkedDocuments())
         #expect(sessions.count >= 5, "\(sessions.count) checked blocks")
+        #expect(sessions.contains { $0.file == "README.md" }, "no checked block in README.md: \(sessions)")
         #expect(sessions.allSatisfy { !$0.steps.isEmpty && $0.steps.allSatisfy { $0.command.contains("recorder") } }, "\(sessions)")
     }
 
-    /// The usage summary at the top of the README names every option each subcommand's help lists, and
-    /// no other.
+    /// The usage summary at the top of docs/command.md names every option each subcommand's help lists,
+    /// and no other.
     @Test(arguments: ["record", "meter", "play", "sources", "sinks", "analyze"])
     func theUsageSummaryNamesEveryOptionOfTheHelp(subcommand: String) throws {
-        let lines = try String(contentsOfFile: readmePath, encoding: .utf8).components(separatedBy: "\n")
+        let lines = try String(contentsOfFile: usagePath, encoding: .utf8).components(separatedBy: "\n")
         let first = try #require(lines.firstIndex { $0.hasPrefix("recorder \(subcommand) ") }, "no usage line for \(subcommand)")
         var usage = lines[first]
         for line in lines[(first + 1)...] {
@@ -124,7 +151,7 @@ struct ReadmeTests {
             .filter { $0.hasPrefix("-") }.map { $0.components(separatedBy: "  ")[0] }
         let listed = options(names.joined(separator: " ")).subtracting(["--help", "--version"])
         #expect(!listed.isEmpty)
-        #expect(options(usage) == listed, "README: \(options(usage).sorted()), help: \(listed.sorted())")
+        #expect(options(usage) == listed, "docs/command.md: \(options(usage).sorted()), help: \(listed.sorted())")
     }
 
     /// The embedding example is the file `EmbeddingTests` builds and runs, so it compiles and does
@@ -136,12 +163,11 @@ struct ReadmeTests {
         #expect(lines[marker + 1] == "```swift")
         let end = try #require(lines[(marker + 2)...].firstIndex(of: "```"))
         let quoted = lines[(marker + 2)..<end].joined(separator: "\n") + "\n"
-        let root = URL(fileURLWithPath: readmePath).deletingLastPathComponent()
-        #expect(quoted == (try String(contentsOf: root.appendingPathComponent(source), encoding: .utf8)))
+        #expect(quoted == (try String(contentsOf: packageRoot.appendingPathComponent(source), encoding: .utf8)))
     }
 
-    @Test(.enabled(if: ServerKind.current == .pulseaudio, "the README's outputs are PulseAudio's (source indices, names)"),
-          arguments: try ReadmeSession.all(in: readmePath))
+    @Test(.enabled(if: ServerKind.current == .pulseaudio, "the documents' outputs are PulseAudio's (source indices, names)"),
+          arguments: try ReadmeSession.all(in: checkedDocuments()))
     func theREADMEExampleRunsAndPrintsWhatItShows(session: ReadmeSession) async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
