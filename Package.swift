@@ -31,13 +31,17 @@ let package = Package(
             pkgConfig: "libebur128",
             providers: [.apt(["libebur128-dev"])]
         ),
+        // sem_clockwait, for waits on CLOCK_MONOTONIC (glibc has it; Swift's Glibc module does not show it).
+        .systemLibrary(name: "CSemaphore"),
+        // The locks the library and the command share (pthread-based, so ThreadSanitizer sees them).
+        .target(name: "Locking"),
         .target(
             name: "RecorderKit",
-            dependencies: ["CPulse", "CSndFile", "CEbur128"]
+            dependencies: ["CPulse", "CSndFile", "CEbur128", "CSemaphore", "Locking"]
         ),
         .executableTarget(
             name: "recorder",
-            dependencies: ["RecorderKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["RecorderKit", "Locking", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(
             name: "record-seconds",
@@ -79,7 +83,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["RecorderKit", "TestSupport", "CSndFile"]
+            dependencies: ["RecorderKit", "Locking", "TestSupport", "CSndFile"]
         ),
         .testTarget(
             name: "CLITests",

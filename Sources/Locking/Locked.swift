@@ -1,15 +1,15 @@
-// The locks every thread in the package shares: a pthread mutex and condition variable, and a value
-// behind one. `package`, so the command uses the same lock as the library (and ThreadSanitizer sees both).
+// The locks every thread of the package takes: a pthread mutex with a condition variable, and a value behind
+// one. A module of its own, so the library and the command share one lock that ThreadSanitizer sees.
 import Glibc
 
 /// A plain pthread mutex with a condition variable, for locks taken and released in different scopes
 /// and for waits that re-check their condition under the lock.
-package final class PosixMutex: @unchecked Sendable {
+public final class PosixMutex: @unchecked Sendable {
     // @unchecked Sendable: pthread mutexes and condition variables are made to be shared between
     // threads; the pointers are fixed.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
-    package init() {
+    public init() {
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
         condition = .allocate(capacity: 1)
@@ -25,19 +25,19 @@ package final class PosixMutex: @unchecked Sendable {
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
     }
-    package func lock() { pthread_mutex_lock(mutex) }
-    package func unlock() { pthread_mutex_unlock(mutex) }
+    public func lock() { pthread_mutex_lock(mutex) }
+    public func unlock() { pthread_mutex_unlock(mutex) }
     /// With the mutex held: sleeps until `broadcast` (or a spurious wake-up; callers loop).
-    package func wait() { pthread_cond_wait(condition, mutex) }
+    public func wait() { pthread_cond_wait(condition, mutex) }
     /// With the mutex held: as `wait`, but returns by CLOCK_MONOTONIC nanoseconds `deadline` at the latest.
-    package func wait(deadline: Int64) {
+    public func wait(deadline: Int64) {
         var time = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
         pthread_cond_timedwait(condition, mutex, &time)
     }
-    package func broadcast() { pthread_cond_broadcast(condition) }
+    public func broadcast() { pthread_cond_broadcast(condition) }
     /// Runs `body` with the mutex held: a lock that guards no value (not `Locked<Void>`, whose zero-size
     /// value ThreadSanitizer's access checks take for the mutex field beside it: a false race).
-    package func withLock<R>(_ body: () throws -> R) rethrows -> R {
+    public func withLock<R>(_ body: () throws -> R) rethrows -> R {
         lock()
         defer { unlock() }
         return try body()
@@ -47,21 +47,20 @@ package final class PosixMutex: @unchecked Sendable {
 /// A value behind a pthread mutex. Synchronization's Mutex would do the same, but ThreadSanitizer cannot
 /// see its futex-based locking (the standard library is not instrumented) and reports false races, which
 /// would hide real ones in the test command's TSan pass.
-package final class Locked<Value>: @unchecked Sendable {
-    // @unchecked Sendable: `value` is only touched inside `withLock` or `wait`, while `mutex` is held.
+public final class Locked<Value> {
     private let mutex = PosixMutex()
     private var value: Value
 
-    package init(_ value: Value) { self.value = value }
+    public init(_ value: Value) { self.value = value }
 
-    package func withLock<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
+    public func withLock<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
         mutex.lock()
         defer { mutex.unlock() }
         return try body(&value)
     }
 
     /// Changes the value and wakes every thread in `wait`.
-    package func withLockBroadcasting<R>(_ body: (inout Value) -> R) -> R {
+    public func withLockBroadcasting<R>(_ body: (inout Value) -> R) -> R {
         mutex.lock()
         defer {
             mutex.broadcast()
@@ -73,12 +72,14 @@ package final class Locked<Value>: @unchecked Sendable {
     /// Blocks until `done` holds (checked under the lock at every wake-up) or, with a deadline
     /// (CLOCK_MONOTONIC nanoseconds), until then; returns `done`'s last answer.
     @discardableResult
-    package func wait(deadline: Int64? = nil, until done: (Value) -> Bool) -> Bool {
+    public func wait(deadline: Int64? = nil, until done: (Value) -> Bool) -> Bool {
         mutex.lock()
         defer { mutex.unlock() }
         while !done(value) {
             if let deadline {
-                guard monotonicNanoseconds() < deadline else { return false }
+                var now = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &now)
+                guard Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) < deadline else { return false }
                 mutex.wait(deadline: deadline)
             } else {
                 mutex.wait()
@@ -87,3 +88,7 @@ package final class Locked<Value>: @unchecked Sendable {
         return true
     }
 }
+
+// @unchecked Sendable: `value` is only touched inside `withLock` or `wait`, while `mutex` is held, and it
+// is itself Sendable, so what `withLock` hands out may cross threads.
+extension Locked: @unchecked Sendable where Value: Sendable {}

@@ -14,9 +14,9 @@ struct EventReport: Equatable {
         self.json = json
     }
 
-    /// `start`: the recorder frame the times count from; `pausedBefore`: the frames left out of the
-    /// recording by pauses before the event (for its place in the file, `position_s`).
-    init?(_ event: RecorderEvent, start: Int64, rate: Int, pausedBefore: Int64 = 0) {
+    /// `start`: the recorder frame the times count from. A place in the file (`position_s`) is the
+    /// event's own (paused time left out).
+    init?(_ event: RecorderEvent, start: Int64, rate: Int) {
         func time(_ frame: Int64) -> Double { Double(frame - start) / Double(rate) }
         func seconds(_ frames: Int64) -> String { format(Double(frames) / Double(rate), 3) }
         func at(_ frame: Int64) -> String { clock(max(0, time(frame))) }  // a state from before the file: its start
@@ -44,9 +44,9 @@ struct EventReport: Equatable {
         case .captureInterrupted(let error, let frame):
             message = "warning: at \(at(frame)) \(error.message)"
             json = line("interrupted", frame)
-        case .captureResumed(let gap, let frame):
+        case .captureResumed(let gap, let frame, let recordingFrame):
             // Where the gap stands in the file: paused time before it is not there.
-            let position = clock(Double(max(0, frame - start - pausedBefore)) / Double(rate))
+            let position = clock(Double(recordingFrame ?? max(0, frame - start)) / Double(rate))
             if gap > 0 {
                 message = "warning: capture resumed; the \(seconds(gap)) s gap at \(position) was written as silence"
                 json = line("gap", frame, ", \"frames\": \(gap), \"duration_s\": \(seconds(gap)), \"reason\": \"server-lost\"")
@@ -58,13 +58,11 @@ struct EventReport: Equatable {
         case .fileStarted(let path, let frame):
             message = "continuing in \(path) at \(at(frame))"
             json = line("file", frame, ", \"path\": \(jsonString(path))")
-        case .recordingPaused(let frame):
-            let position = max(0, frame - start - pausedBefore)
+        case .recordingPaused(let frame, let position):
             message = "paused at \(clock(Double(position) / Double(rate)))"
             json = line("paused", frame, ", \"position_s\": \(seconds(position))")
-        case .recordingResumed(let frame, let paused):
+        case .recordingResumed(let frame, let paused, let position):
             // The join: where the pause began, in the file.
-            let position = max(0, frame - paused - start - pausedBefore)
             message = "resumed after \(seconds(paused)) s"
             json = line("unpaused", frame, ", \"position_s\": \(seconds(position)), \"paused_frames\": \(paused), "
                         + "\"paused_s\": \(seconds(paused))")

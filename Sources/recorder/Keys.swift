@@ -3,6 +3,7 @@
 import Dispatch
 import Glibc
 import RecorderKit
+import Locking
 
 /// A key the commands act on.
 enum Key: Sendable {

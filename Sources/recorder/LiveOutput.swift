@@ -1,6 +1,7 @@
 // What `record` and `meter` show while they run: the redrawn terminal readout and the JSON level lines.
 import Glibc
 import RecorderKit
+import Locking
 
 /// Draws the readout on stderr (only when it is a terminal) and writes `--levels-json` lines.
 ///

@@ -1,6 +1,7 @@
 // `recorder meter`: the live readout without a file (AudioQueue's metering while not recording).
 import ArgumentParser
 import RecorderKit
+import Locking
 
 struct Meter: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -4,6 +4,7 @@
 import Dispatch
 import Glibc
 import RecorderKit
+import Locking
 
 /// Where a descriptor's failure is kept: the first errno, and whether it has been reported.
 private struct OutputFailure {

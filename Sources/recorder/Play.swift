@@ -4,6 +4,7 @@ import ArgumentParser
 import Dispatch
 import Glibc
 import RecorderKit
+import Locking
 
 struct Play: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

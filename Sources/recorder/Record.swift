@@ -3,6 +3,7 @@ import ArgumentParser
 import Dispatch
 import Glibc
 import RecorderKit
+import Locking
 
 extension FileType: ExpressibleByArgument {}
 
@@ -219,16 +220,12 @@ struct Record: AsyncParsableCommand {
         if !toStandardOutput { standardOutput.goLive { code in live.outputFailed(code) } }
         standardError.goLive()
         let quiet = self.quiet
-        let pauses = PauseLog()
         let reporter = Task {
             for await event in events {
-                let pausedBefore = pauses.pausedFrames
                 switch event {
-                case .recordingPaused(let frame):
-                    pauses.paused(at: frame)
+                case .recordingPaused:
                     live.setStatus("paused")
-                case .recordingResumed(let frame, _):
-                    pauses.resumed(at: frame)
+                case .recordingResumed:
                     live.setStatus(nil)
                 case .markerAdded:
                     live.addMarker()
@@ -239,7 +236,7 @@ struct Record: AsyncParsableCommand {
                 default:
                     break
                 }
-                guard let report = EventReport(event, start: fileStart, rate: rate, pausedBefore: pausedBefore) else { continue }
+                guard let report = EventReport(event, start: fileStart, rate: rate) else { continue }
                 // --quiet keeps warnings (they concern the recording), not the notes.
                 live.report(report, showMessage: !quiet || (report.message?.hasPrefix("warning:") ?? false))
             }
@@ -261,22 +258,17 @@ struct Record: AsyncParsableCommand {
         if let trigger { live.setStatus("waiting for > \(format(Double(trigger.startAbove), 1)) dBFS") }
         live.start()
         let sampleRate = Double(capture.rate)
+        let triggered = trigger != nil
         let consumer = Task {
             for await reading in readings {
-                // Only readings of buffers inside the file: it starts at fileStart and ends at its
-                // duration, or where a signal cut it (known once the recording has ended).
-                let bufferStart = reading.endFrame - Int64(reading.frameCount)
-                // Once it has ended, where it really ended: a failure (a split onto an existing file, a
-                // full disk) ends it before its duration.
-                // Pauses push the end back by what they left out; takes are listened for up to the limit.
-                let fileEnd = trigger != nil ? limit.map { fileStart + $0 }
-                    : recorder.isRecording ? limit.map { fileStart + $0 + pauses.pausedFrames }
-                    : recorder.lastRecording.map { $0.startFrame + $0.frameCount + $0.pauses.reduce(0) { $0 + $1.pausedFrames } }
-                        ?? limit.map { fileStart + $0 + pauses.pausedFrames }
-                guard reading.endFrame > fileStart, bufferStart < (fileEnd ?? .max) else { continue }
-                let frames = min(reading.endFrame, fileEnd ?? .max) - fileStart
-                let recorded = frames - pauses.pausedFrames(before: fileStart + frames)
-                live.take(reading, frames: frames, time: Double(frames) / sampleRate, clock: Double(recorded) / sampleRate)
+                // Only readings of buffers in the file (its place is given while recording): the time
+                // since its first frame, paused time included, and the readout's clock, the file's
+                // length (while listening for takes, the time listened).
+                guard reading.endFrame > fileStart, let position = reading.recordingPosition,
+                      let paused = reading.pausedFrames else { continue }
+                let frames = position + paused
+                live.take(reading, frames: frames, time: Double(frames) / sampleRate,
+                          clock: Double(triggered ? frames : position) / sampleRate)
             }
         }
         _ = try? await recorder.waitForRecording()
@@ -346,28 +338,6 @@ struct Record: AsyncParsableCommand {
                       + "they are only listed here (record to .aiff or .wav to keep them in the file)\n")
             }
         }
-    }
-}
-
-/// The recording's pauses as the events told them, for the readout's clock and the events' place in
-/// the file (recorder frames).
-private final class PauseLog: Sendable {
-    private let spans = Locked<[(from: Int64, to: Int64?)]>([])
-
-    func paused(at frame: Int64) { spans.withLock { $0.append((frame, nil)) } }
-
-    func resumed(at frame: Int64) {
-        spans.withLock { spans in
-            if let last = spans.indices.last, spans[last].to == nil { spans[last].to = frame }
-        }
-    }
-
-    /// Frames left out so far (an open pause up to where it began).
-    var pausedFrames: Int64 { spans.withLock { $0.reduce(0) { $0 + (($1.to ?? $1.from) - $1.from) } } }
-
-    /// Frames left out before `frame`.
-    func pausedFrames(before frame: Int64) -> Int64 {
-        spans.withLock { $0.reduce(0) { $0 + max(0, min($1.to ?? .max, frame) - $1.from) } }
     }
 }
 

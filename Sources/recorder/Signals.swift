@@ -4,6 +4,7 @@
 import Dispatch
 import Glibc
 import RecorderKit
+import Locking
 
 /// The write end of the signal pipe, for the signal handler (set once, before the handler is installed).
 nonisolated(unsafe) private var signalPipe: Int32 = -1

@@ -6,6 +6,7 @@ import Glibc
 import Synchronization
 import Testing
 import TestSupport
+import Locking
 
 /// What a handler saw when it acted: the buffer's end, and the summary its call returned.
 private struct HandlerStop: Sendable {

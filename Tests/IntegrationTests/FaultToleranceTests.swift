@@ -5,6 +5,7 @@ import Glibc
 import Synchronization
 import Testing
 import TestSupport
+import Locking
 
 /// The file's samples checked against `reference`, a capture of the same monitor taken beside the recorder:
 /// every sample inside a gap the recorder reported is silence, every other sample is what the server
@@ -138,7 +139,7 @@ struct FaultToleranceTests {
             let summary = try #require(try await recorder.stopRecording())
             #expect(summary.error == nil)
             try #require(summary.pauses.count == 1, "\(summary.pauses)")
-            guard case .captureResumed(let gapFrames, _) = resumed else { return }
+            guard case .captureResumed(let gapFrames, _, _) = resumed else { return }
             let file = try readSoundFile(path)
             #expect(Int64(file.frames) == summary.frameCount)
             let first = try #require(firstIndex(of: Array(before[0..<64]), in: file.samples))
@@ -210,7 +211,7 @@ struct FaultToleranceTests {
             try recorder.record(to: path)
             let player = Task.detached { try? await server.play(directory + "/noise.wav") }
             // The handler holds on to the first loud buffer: capture fills the other buffers and stalls.
-            try await waitFor("capture to stall behind the held handler") { held.load(ordering: .relaxed) && recorder.captureIsStalled }
+            try await waitFor("capture to stall behind the held handler") { held.load(ordering: .relaxed) && recorder.capture.stalled.load(ordering: .acquiring) }
             await server.crash()
             release.signal()
             let began = monotonicSeconds()
@@ -257,7 +258,7 @@ struct FaultToleranceTests {
                 return try recorder.stopRecording()
             }
             let done = try #require(summary)
-            let serverCaptured = try #require(recorder.lastDrain.withLock { $0 })
+            let serverCaptured = try #require(recorder.delivery.lastDrain.withLock { $0 })
             #expect(done.startFrame + done.frameCount >= serverCaptured,
                     "file ends at \(done.startFrame + done.frameCount), server had \(serverCaptured)")
             let file = try readSoundFile(path)
@@ -494,7 +495,10 @@ struct FaultTimingTests {
             #expect(summary.error == nil)
             let gap = try #require(summary.gaps.first)
             #expect(summary.gaps.count == 1 && gap.reason == .serverLost)
-            if case .captureResumed(let frames, _) = resumed { #expect(frames == gap.frameCount) }
+            if case .captureResumed(let frames, _, let position) = resumed {
+                #expect(frames == gap.frameCount)
+                #expect(position == gap.startFrame)
+            }
             // Nothing was captured from the last data before the crash until the recorder was back: at
             // least until the restart began, at most until it had ended plus a buffer (100 ms) before
             // the crash, one 200 ms retry and some slack for a loaded machine.

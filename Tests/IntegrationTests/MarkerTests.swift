@@ -4,6 +4,7 @@ import Foundation
 import RecorderKit
 import Testing
 import TestSupport
+import Locking
 
 private let monitor = PrivateServer.monoSink + ".monitor"
 

@@ -3,6 +3,7 @@ import Foundation
 import RecorderKit
 import Testing
 import TestSupport
+import Locking
 
 private let monitor = PrivateServer.monoSink + ".monitor"
 
@@ -122,8 +123,9 @@ struct PauseTests {
                 if case .recordingFinished = event { break }
                 seen.append(event)
             }
-            #expect(seen.contains(.recordingPaused(atFrame: pausedAt)))
-            #expect(seen.contains(.recordingResumed(atFrame: resumedAt, pausedFrames: paused)))
+            // Both events place the join where the summary does: the first pause, `pausedAt - start` in.
+            #expect(seen.contains(.recordingPaused(atFrame: pausedAt, recordingFrame: pausedAt - start)))
+            #expect(seen.contains(.recordingResumed(atFrame: resumedAt, pausedFrames: paused, recordingFrame: pausedAt - start)))
 
             let file = try readSoundFile(path)
             #expect(Int64(file.frames) == summary.frameCount)

@@ -5,6 +5,7 @@ import Foundation
 import RecorderKit
 import Testing
 import TestSupport
+import Locking
 
 /// Records `sink`'s monitor while `body` runs and returns what was recorded (interleaved samples).
 /// Capture is running (a first buffer has arrived) before `body` starts.

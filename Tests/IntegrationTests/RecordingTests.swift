@@ -4,6 +4,7 @@ import Foundation
 import RecorderKit
 import Testing
 import TestSupport
+import Locking
 
 /// Waits for the first level reading that satisfies `condition` (the suite's time limit bounds it).
 func firstReading(_ readings: AsyncStream<LevelReading>,

@@ -12,7 +12,7 @@
 // block mode over the day would keep the very blocks this check is about.
 import Dispatch
 import Glibc
-@_spi(LongRun) import RecorderKit
+import RecorderKit
 
 /// Writes `message` as one line on stderr and exits with `status`.
 func exit(_ status: Int32, saying message: String) -> Never {

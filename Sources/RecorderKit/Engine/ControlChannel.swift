@@ -1,13 +1,11 @@
-// The one control path of both directions: callers post requests into a state under one lock; the
-// thread that owns the stream (the recorder's delivery thread, the player's reader thread) carries
-// them out between buffers and records the outcome, which callers wait for on a condition.
+// A state under one lock with waits that re-check their condition at every change, blocking a thread or
+// suspending a task: what a `Worker` shares with the threads that control it.
+import Locking
 
 /// A state shared by controlling threads and the one thread that acts on it, with waits that re-check
 /// their condition under the lock at every change: blocking (a thread) or suspending (Swift
 /// concurrency, no thread blocked).
-final class ControlChannel<State>: @unchecked Sendable {
-    // @unchecked Sendable: `state` and `waiters` are only touched while `box`'s mutex is held, and the
-    // conditions handed in are @Sendable.
+final class ControlChannel<State> {
     private struct Box {
         var state: State
         var waiters: [(isDone: @Sendable (State) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
@@ -57,3 +55,7 @@ final class ControlChannel<State>: @unchecked Sendable {
         }
     }
 }
+
+// @unchecked Sendable: `state` and `waiters` are only touched while `box`'s mutex is held, the state is
+// itself Sendable, and the conditions handed in are @Sendable.
+extension ControlChannel: @unchecked Sendable where State: Sendable {}

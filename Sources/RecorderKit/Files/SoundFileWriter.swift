@@ -1,115 +1,7 @@
 // Writes captured big-endian packets into a sound file through libsndfile, keeping its header valid.
 import CSndFile
 import Glibc
-
-/// The containers RecorderKit writes, chosen by the file name's extension or named (`record(to:fileType:)`,
-/// the command's `-t`). Each holds the recorder's `SampleFormat` (16-bit by default; FLAC takes 16 and
-/// 24 bits only).
-public enum FileType: String, Sendable, CaseIterable {
-    /// Classic AIFF (`FORM…AIFF`), big-endian: the captured bytes are written as they are.
-    case aiff
-    /// RIFF WAVE, little-endian (WAVE_FORMAT_EXTENSIBLE, with a `JUNK` chunk reserving room for
-    /// RF64's `ds64`, as EBU Tech 3306 recommends). A take whose audio passes 4 GiB becomes RF64 in
-    /// place (its header is rewritten; the audio does not move) instead of being split.
-    case wav
-    /// Core Audio Format.
-    case caf
-    /// FLAC, lossless. Streams to a pipe (its header then gives no length).
-    case flac
-    /// Sun/NeXT AU (`.snd`), big-endian. Streams to a pipe (its header then says "length unknown").
-    case au
-    /// Headerless samples, signed 16-bit little-endian (`s16le`, what parecord and arecord write raw):
-    /// the reader must be told the rate and channels. Streams to a pipe.
-    case raw
-    /// Sony Wave64: WAV with 64-bit sizes (no 4 GiB limit).
-    case w64
-    /// RF64 (EBU Tech 3306): WAV with 64-bit sizes, for takes past 4 GiB.
-    case rf64
-    /// Ogg Vorbis, lossy (`encoderQuality` sets its quality). Written page by page: after a crash it
-    /// decodes up to its last whole page.
-    case ogg
-    /// Ogg Opus, lossy, at 8, 12, 16, 24 or 48 kHz only.
-    case opus
-    /// MPEG-1 layer III (MP3, through LAME), lossy.
-    case mp3
-
-    /// The type for a path's extension (`.aiff`/`.aif`, `.wav`, `.caf`, `.flac`, `.au`/`.snd`,
-    /// `.raw`/`.pcm`, `.w64`, `.rf64`, `.ogg`/`.oga`, `.opus`, `.mp3`, any case), or nil.
-    public init?(path: String) {
-        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
-        switch path[path.index(after: dot)...].lowercased() {
-        case "aiff", "aif": self = .aiff
-        case "wav": self = .wav
-        case "caf": self = .caf
-        case "flac": self = .flac
-        case "au", "snd": self = .au
-        case "raw", "pcm": self = .raw
-        case "w64": self = .w64
-        case "rf64": self = .rf64
-        case "ogg", "oga": self = .ogg
-        case "opus": self = .opus
-        case "mp3": self = .mp3
-        default: return nil
-        }
-    }
-
-    /// The types libsndfile writes to a pipe (standard output when it is not a file): the others
-    /// need to go back to their header.
-    public var streams: Bool { self == .flac || self == .au || self == .raw || isLossy }
-
-    /// The extensions `init(path:)` knows, for messages: ".aiff, .aif, .wav, …".
-    public static let extensionList = ".aiff, .aif, .wav, .caf, .flac, .au, .snd, .raw, .pcm, .w64, .rf64, .ogg, .opus or .mp3"
-
-    /// Lossy (Ogg Vorbis, Opus, MP3): the only types an encoder quality applies to. They take any
-    /// `SampleFormat` and store what their encoder makes of it.
-    public var isLossy: Bool { self == .ogg || self == .opus || self == .mp3 }
-
-    /// The most audio bytes a file of this type can describe: the 32-bit sizes of AIFF and AU,
-    /// FLAC's 36-bit sample count; CAF's, W64's and RF64's sizes are 64-bit (a WAV file becomes RF64
-    /// past 4 GiB), raw has none.
-    func maxAudioBytes(bytesPerFrame: Int) -> Int64 {
-        switch self {
-        case .aiff, .au: return Int64(UInt32.max)
-        case .flac: return (Int64(1) << 36 - 1) * Int64(bytesPerFrame)
-        case .wav, .caf, .raw, .w64, .rf64, .ogg, .opus, .mp3: return Int64.max
-        }
-    }
-
-    /// The path with `-NNN` (at least three digits) before the extension: `take.aiff` → `take-002.aiff`.
-    public static func numberedPath(_ path: String, _ number: Int) -> String {
-        var digits = String(number)
-        while digits.count < 3 { digits = "0" + digits }
-        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return path + "-" + digits }
-        return path[..<dot] + "-" + digits + path[dot...]
-    }
-
-    /// libsndfile's format for writing this container holding `sample`: the container, then PCM_16,
-    /// PCM_24, PCM_32 or FLOAT (the lossy ones: their codec). WAV is written as RF64 told to downgrade
-    /// (`SFC_RF64_AUTO_DOWNGRADE`): a plain RIFF WAVE file until its audio passes 4 GiB, RF64 after.
-    func sndfileFormat(_ sample: SampleFormat) -> Int32 {
-        let container: Int32
-        switch self {
-        case .aiff: container = Int32(SF_FORMAT_AIFF)
-        case .wav, .rf64: container = Int32(SF_FORMAT_RF64)
-        case .caf: container = Int32(SF_FORMAT_CAF)
-        case .flac: container = Int32(SF_FORMAT_FLAC)
-        case .au: container = Int32(SF_FORMAT_AU)
-        case .raw: container = Int32(SF_FORMAT_RAW) | Int32(SF_ENDIAN_LITTLE)
-        case .w64: container = Int32(SF_FORMAT_W64)
-        case .ogg: return Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_VORBIS)
-        case .opus: return Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_OPUS)
-        case .mp3: return Int32(SF_FORMAT_MPEG) | Int32(SF_FORMAT_MPEG_LAYER_III)
-        }
-        // Default endianness otherwise: for AIFF that is classic big-endian AIFF (SF_ENDIAN_BIG would
-        // make AIFF-C), for AU big-endian.
-        switch sample {
-        case .int16: return container | Int32(SF_FORMAT_PCM_16)
-        case .int24: return container | Int32(SF_FORMAT_PCM_24)
-        case .int32: return container | Int32(SF_FORMAT_PCM_32)
-        case .float32: return container | Int32(SF_FORMAT_FLOAT)
-        }
-    }
-}
+import Locking
 
 /// One output file written with captured packets (AudioFileWritePackets for linear PCM): what a
 /// `Recorder` uses for `record(to:)`, also usable on its own for buffers from `setInputHandler`.
@@ -121,24 +13,24 @@ public final class SoundFileWriter: @unchecked Sendable {
     public let path: String
     /// The container, from the path's extension.
     public let fileType: FileType
-    private let channelCount: Int
-    private let sampleRate: Int
-    private var file: OpaquePointer?
-    private let descriptor: Int32
+    let channelCount: Int
+    let sampleRate: Int
+    var file: OpaquePointer?
+    let descriptor: Int32
     /// The writer's claim on the file (nil for standard output), released by `close()`.
-    private let lock: FileLock?
+    let lock: FileLock?
     /// True when the file stores the samples as captured (big-endian, same format), so captured bytes
     /// go in unchanged.
-    private let writesRawBigEndian: Bool
+    let writesRawBigEndian: Bool
     /// The samples `write(packets:)` takes.
     public let sampleFormat: SampleFormat
     /// The lossy encoder's quality asked for (0…1), or nil for libsndfile's default.
     public let quality: Double?
     /// Host-order samples for containers that are not big-endian PCM: 16-bit, 24/32-bit (as libsndfile's
     /// ints, the sample in the top bits) or float; only the one the format needs, sized once.
-    private var shortScratch: [Int16] = []
-    private var intScratch: [Int32] = []
-    private var floatScratch: [Float] = []
+    var shortScratch: [Int16] = []
+    var intScratch: [Int32] = []
+    var floatScratch: [Float] = []
     /// Frames written so far.
     public private(set) var framesWritten: Int64 = 0
     /// The largest write the conversion buffer was sized for (more is written in pieces).
@@ -149,10 +41,10 @@ public final class SoundFileWriter: @unchecked Sendable {
     /// (AIFF's and AU's 32-bit sizes: about 4 GiB). `write` refuses frames beyond it.
     public let frameCapacity: Int64
     /// False for a pipe (its header is written once) and the lossy types (no header to refresh).
-    private let refreshesHeader: Bool
+    let refreshesHeader: Bool
     /// How writes to standard output that cannot seek wait for room, so that a reader that stops
     /// reading cannot hold the writing thread past a stop (nil: a file, written as it comes).
-    private let pipe: PipeOutput?
+    let pipe: PipeOutput?
     /// Asked while a write waits for room in a pipe: true once the recording is being stopped. From
     /// then on a reader that takes nothing for `PipeOutput.stallLimit` seconds ends the recording
     /// (`.writeFailed`) instead of holding up the stop. Set by the owner before writing.
@@ -163,8 +55,8 @@ public final class SoundFileWriter: @unchecked Sendable {
     /// (nothing created, truncated, locked or removed).
     let isDevice: Bool
     /// Frames between checks that the file is still linked (one second), and the next check's position.
-    private let linkCheckFrames: Int64
-    private var nextLinkCheck: Int64
+    let linkCheckFrames: Int64
+    var nextLinkCheck: Int64
 
     /// Creates the file exclusively (no race with another creator; a symlink at the path is refused)
     /// with the user's umask, unless `overwrite` is true.
@@ -388,16 +280,6 @@ public final class SoundFileWriter: @unchecked Sendable {
                              underlying: .init(.posix, code))
     }
 
-    /// Appends whole frames of interleaved S16BE samples (packets) to a 16-bit file; see `write(packets:)`.
-    /// - Throws: `.invalidFormat` for a writer of another sample format.
-    public func write(bigEndianS16 bytes: UnsafeRawBufferPointer) throws(RecorderError) {
-        guard sampleFormat == .int16 else {
-            throw RecorderError(.invalidFormat,
-                "'\(path)' holds \(sampleFormat.rawValue) samples: write them with write(packets:), not as 16-bit")
-        }
-        try write(packets: bytes)
-    }
-
     /// Appends whole frames of interleaved big-endian samples of the writer's `sampleFormat` (packets, as
     /// a `Recorder` of that format captures them), then refreshes the header so the file on disk is valid
     /// at every buffer.
@@ -511,147 +393,8 @@ public final class SoundFileWriter: @unchecked Sendable {
             underlying: systemError != 0 ? .init(.posix, systemError) : .init(.sndfile, sf_error(file)))
     }
 
-    /// Finalizes the header and closes the file. Idempotent.
-    public func close() {
-        close(markers: [])
-    }
-
-    /// Finalizes the header, appends `markers` (frames in this file, labels) as an AIFF `MARK` chunk or
-    /// a WAV `cue ` chunk with a `LIST`/`adtl` of `labl` labels, and closes the file. Returns whether the
-    /// file holds the markers: false for CAF and FLAC, or when a write failed (the file is then still
-    /// valid, without them). Idempotent.
-    ///
-    /// libsndfile writes cue points only into a file with no audio yet (`SFC_SET_CUE`), so markers
-    /// dropped while recording are appended here after its header is final: the chunk first, then the
-    /// container's size, so a file cut short in between is the file without the markers.
-    @discardableResult
-    public func close(markers: [(frame: Int64, label: String)]) -> Bool { close(markers: markers, byteLimit: nil) }
-
-    /// `close(markers:)`, storing the markers only if the file stays within `byteLimit` bytes with them
-    /// (a marker added as a file reached its size limit is then listed, not stored).
-    func close(markers: [(frame: Int64, label: String)], byteLimit: Int64?) -> Bool {
-        guard let file else { return false }
-        self.file = nil
-        // A FLAC stream's last block is written here: to a pipe, into the relay, which passes it on.
-        sf_close(file)
-        if fileType == .aiff && framesWritten == 0 { padEmptySoundChunk() }
-        let stored = markers.isEmpty
-            || MarkerChunk(type: fileType, markers: markers).map { appendChunk($0, byteLimit: byteLimit) } ?? false
-        if let pipe { pipe.close(isStopping: isStopping) } else { Glibc.close(descriptor) }
-        lock?.release()
-        return stored
-    }
-
-    /// Appends `chunk` at the end of the file (after a pad byte if the file's length is odd) and adds it
-    /// to the container's size (FORM big-endian, RIFF little-endian, at offset 4).
-    private func appendChunk(_ chunk: MarkerChunk, byteLimit: Int64?) -> Bool {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return false }
-        var end = Int64(status.st_size)
-        var bytes = chunk.bytes
-        if end % 2 == 1 { bytes.insert(0, at: 0) }
-        var header = [UInt8](repeating: 0, count: 8)
-        guard pread(descriptor, &header, 8, 0) == 8 else { return false }
-        let bigEndian = fileType == .aiff
-        let declared = bigEndian ? header[4..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            : header[4..<8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        // Only a container whose size covers the whole file (libsndfile's own), and that stays within 4 GiB.
-        guard declared + 8 == UInt64(end), UInt64(end) + UInt64(bytes.count) - 8 <= UInt64(UInt32.max),
-              end + Int64(bytes.count) <= byteLimit ?? .max else { return false }
-        let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(end)) }
-        guard written == bytes.count else {
-            _ = ftruncate(descriptor, off_t(end))
-            return false
-        }
-        end += Int64(bytes.count)
-        let newSize = UInt32(end - 8)
-        let sizeBytes: [UInt8] = (0..<4).map { UInt8(truncatingIfNeeded: newSize >> (bigEndian ? 24 - 8 * $0 : 8 * $0)) }
-        return pwrite(descriptor, sizeBytes, 4, 4) == 4
-    }
-
-    /// sox refuses an AIFF whose SSND chunk holds no bytes ("Missing SSND chunk"), which is what an empty
-    /// recording is. The AIFF spec lets SSND's `offset` field skip bytes before the first sample frame, so
-    /// an empty file gets offset 4 and 4 zero bytes: still 0 frames for libsndfile, and sox opens it.
-    private func padEmptySoundChunk() {
-        let padding: UInt32 = 4
-        var header = [UInt8](repeating: 0, count: 12)
-        guard pread(descriptor, &header, 12, 0) == 12, header[0..<4].elementsEqual("FORM".utf8) else { return }
-        var position: off_t = 12
-        var chunk = [UInt8](repeating: 0, count: 16)
-        while pread(descriptor, &chunk, 8, position) == 8 {
-            let size = chunk[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            if chunk[0..<4].elementsEqual("SSND".utf8) {
-                // Only the layout libsndfile writes for an empty file: an 8-byte SSND chunk at the end.
-                var status = stat()
-                guard size == 8, fstat(descriptor, &status) == 0, status.st_size == position + 16 else { return }
-                func bigEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
-                let formSize = header[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } + padding
-                let soundChunk = Array("SSND".utf8) + bigEndian(8 + padding) + bigEndian(padding) + bigEndian(0)
-                    + [UInt8](repeating: 0, count: Int(padding))
-                _ = pwrite(descriptor, soundChunk, soundChunk.count, position)
-                _ = pwrite(descriptor, bigEndian(formSize), 4, 4)
-                return
-            }
-            position += off_t(8 + size + size % 2)
-        }
-    }
-
     deinit {
         assert(file == nil, "SoundFileWriter for '\(path)' deinitialized without close(): the header may not be final")
         close()
-    }
-}
-
-/// A writer's claim on its file: the process's set of files its writers hold (device and inode), and
-/// an exclusive `flock` for other processes.
-///
-/// The set answers "another writer in this process" at once and exactly. The `flock` alone could not:
-/// a child started by any thread of this process (a `Process`, `posix_spawn`) holds a copy of every
-/// descriptor, the lock's included, from its fork until its exec closes them (`O_CLOEXEC`), so for that
-/// moment a file its writer has closed still looks locked. A lock this process does not account for is
-/// therefore retried for up to `patience` before the file is called in use: longer than a child takes
-/// to exec on a loaded machine, short next to any real recording that holds the file.
-final class FileLock: Sendable {
-    private struct Identity: Hashable {
-        let device: UInt64
-        let inode: UInt64
-    }
-    private static let held = Locked<Set<Identity>>([])
-    /// How long a lock held outside this process's writers is retried, in nanoseconds.
-    static let patience: Int64 = 500_000_000
-    private let identity: Identity
-
-    /// Claims the file open at `fd` for one writer, or throws `.fileInUse` (the file untouched).
-    init(_ fd: Int32, path: String) throws(RecorderError) {
-        var status = stat()
-        guard fstat(fd, &status) == 0 else {
-            let code = errno
-            throw RecorderError(.cannotCreateFile, "cannot create '\(path)': \(String(cString: strerror(code))); choose another path",
-                                underlying: .init(.posix, code))
-        }
-        let identity = Identity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
-        guard Self.held.withLock({ $0.insert(identity).inserted }) else { throw Self.inUse(path, code: EWOULDBLOCK) }
-        let deadline = monotonicNanoseconds() + Self.patience
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            if code == EINTR { continue }
-            if code != EWOULDBLOCK || monotonicNanoseconds() >= deadline {
-                _ = Self.held.withLock { $0.remove(identity) }
-                throw Self.inUse(path, code: code)
-            }
-            usleep(2_000)
-        }
-        self.identity = identity
-    }
-
-    /// Gives the claim up, once the descriptor (and with it the `flock`) is closed.
-    func release() {
-        _ = Self.held.withLock { $0.remove(identity) }
-    }
-
-    private static func inUse(_ path: String, code: Int32) -> RecorderError {
-        RecorderError(.fileInUse,
-            "'\(path)' is in use by another recording and was left untouched; choose another name or stop that "
-            + "recording first", underlying: .init(.posix, code))
     }
 }

@@ -1,81 +1,4 @@
 // The capture format: rate, channel count and sample format of big-endian interleaved linear PCM.
-import CPulse
-
-/// How one sample is stored in captured buffers: always big-endian (AIFF's order), as the server
-/// delivers it.
-public enum SampleFormat: String, Sendable, CaseIterable {
-    /// Signed 16-bit integers (full scale 32 768): the default.
-    case int16 = "s16"
-    /// Signed 24-bit integers, three bytes each (full scale 8 388 608).
-    case int24 = "s24"
-    /// Signed 32-bit integers (full scale 2 147 483 648).
-    case int32 = "s32"
-    /// 32-bit IEEE floats, full scale ±1.0 (values beyond it are kept: floats do not clip).
-    case float32 = "float"
-
-    /// Bytes in one sample of one channel.
-    public var bytesPerSample: Int {
-        switch self {
-        case .int16: 2
-        case .int24: 3
-        case .int32, .float32: 4
-        }
-    }
-
-    /// The smallest magnitude, as a fraction of full scale, that counts as a clipped sample: the largest
-    /// positive integer (32 767 / 32 768 for 16 bits), or 1.0 for floats.
-    var clipLevel: Double {
-        switch self {
-        case .int16: 32_767.0 / 32_768
-        case .int24: 8_388_607.0 / 8_388_608
-        case .int32: 2_147_483_647.0 / 2_147_483_648
-        case .float32: 1
-        }
-    }
-
-    var pulseFormat: pa_sample_format_t {
-        switch self {
-        case .int16: PA_SAMPLE_S16BE
-        case .int24: PA_SAMPLE_S24BE
-        case .int32: PA_SAMPLE_S32BE
-        case .float32: PA_SAMPLE_FLOAT32BE
-        }
-    }
-
-    /// Sample `index` (counted in samples, not bytes) of big-endian `bytes` as a fraction of full scale;
-    /// a NaN or infinite float reads 0.
-    @inline(__always)
-    func value(_ bytes: UnsafeRawBufferPointer, _ index: Int) -> Double {
-        switch self {
-        case .int16:
-            let offset = index * 2
-            return Double(Int16(bitPattern: UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1]))) / 32_768
-        case .int24:
-            let offset = index * 3
-            let raw = UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
-            return Double(Int32(bitPattern: raw) >> 8) / 8_388_608
-        case .int32:
-            let offset = index * 4
-            let raw = UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
-                | UInt32(bytes[offset + 3])
-            return Double(Int32(bitPattern: raw)) / 2_147_483_648
-        case .float32:
-            let offset = index * 4
-            let raw = UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
-                | UInt32(bytes[offset + 3])
-            let value = Float(bitPattern: raw)
-            return value.isFinite ? Double(value) : 0
-        }
-    }
-
-    /// Converts the whole samples of big-endian `bytes` to floats (fractions of full scale) in `out`;
-    /// returns how many were written (at most `out.count`). Allocates nothing.
-    func decode(_ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<Float>) -> Int {
-        let count = min(bytes.count / bytesPerSample, out.count)
-        for index in 0..<count { out[index] = Float(value(bytes, index)) }
-        return count
-    }
-}
 
 /// The format a `Recorder` captures and writes: linear PCM, interleaved, big-endian, signed 16-bit
 /// unless `sampleFormat` says 24-bit, 32-bit or float.
@@ -90,9 +13,6 @@ public struct StreamFormat: Hashable, Sendable {
     /// How each sample is stored (16-bit by default).
     public let sampleFormat: SampleFormat
 
-    /// Bytes in one sample of one channel of the default 16-bit format (`sampleFormat.bytesPerSample`
-    /// for others).
-    public static let bytesPerSample = 2
     /// The largest channel count PulseAudio streams carry (PA_CHANNELS_MAX).
     public static let maxChannels = 32
     /// The highest rate PulseAudio 16 accepts (PA_RATE_MAX).

@@ -2,6 +2,7 @@
 import CEbur128
 import Glibc
 import Synchronization
+import Locking
 
 /// What `recorder analyze` reports for one file. Per-channel arrays have one value per channel; a value
 /// that is undefined (the level of digital silence, the loudness of a silent programme) is nil.

@@ -110,8 +110,7 @@ public enum LevelMeter {
             var clipped: Int64 = 0
             var offset = channel * 2
             for _ in 0..<frames {
-                let sample = Int32(Int16(bitPattern: UInt16(bigEndian: base.loadUnaligned(fromByteOffset: offset,
-                                                                                           as: UInt16.self))))
+                let sample = Int32(base.bigEndianInt16(at: offset))
                 let magnitude = sample < 0 ? -sample : sample
                 peak = max(peak, magnitude)
                 clipped += magnitude >= 32_767 ? 1 : 0

@@ -2,6 +2,7 @@
 import CEbur128
 import CSndFile
 import Glibc
+import Locking
 
 /// Held around `ebur128_init`, which also (re)writes libebur128's global constants: two states made at
 /// once on two threads would race on them.
@@ -98,8 +99,8 @@ public final class LoudnessMeter {
     /// `histogram`: constant memory, for a meter that may run for days (a live one). libebur128 then
     /// keeps the gated blocks' loudness in histograms of 0.1 dB bins instead of keeping every block (about
     /// 1 MB an hour, and an integrated or LRA query walks them all); integrated loudness and LRA come from
-    /// the histograms, as ffmpeg's ebur128 filter computes them (measured against block mode: see the
-    /// README). Without it, exact block values, for a file of known length.
+    /// the histograms, as ffmpeg's ebur128 filter computes them (measured against block mode: see
+    /// docs/behaviour.md). Without it, exact block values, for a file of known length.
     public init(channelCount: Int, sampleRate: Int, truePeak: Bool = true,
                 ignoringStartTransient: Bool = false, histogram: Bool = false) throws(RecorderError) {
         let modes = EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue
@@ -179,7 +180,7 @@ public final class LoudnessMeter {
     /// LUFS of a mean-square energy (BS.1770: −0.691 + 10·log10), nil for silence.
     private static func loudness(_ energy: Double) -> Double? { energy > 0 ? -0.691 + 10 * log10(energy) : nil }
 
-    /// Adds interleaved signed 16-bit big-endian samples (what a `Recorder` captures).
+    /// Adds interleaved signed 16-bit big-endian samples (what a `Recorder` captures by default).
     public func add(bigEndianS16 bytes: UnsafeRawBufferPointer) {
         let count = floats(bigEndianS16: bytes, into: &scratch)
         scratch.withUnsafeBufferPointer { add(interleaved: UnsafeBufferPointer(rebasing: $0[0..<count])) }

@@ -1,12 +1,15 @@
-// What every captured buffer feeds besides the file: the core level meter, the latest levels, the level
-// readings and the standard meters' streams.
+// The readings side of metering: each buffer measured (the core level meter, the latest levels) and
+// published to the level readings and the standard meters' streams.
+import Locking
 
-/// The readings side of delivery, one per recorder: fed by its delivery thread with every buffer, read
-/// by `Recorder`'s level calls and streams.
+/// Meters a stream of buffers the way a `Recorder` and a `Player` do: `measure` each buffer, then
+/// `publish` it, and any number of `levelReadings()` and `meterReadings(_:)` streams get their readings.
+/// A recorder's worker feeds one with every buffer captured, a player's with each buffer as it is
+/// heard; an embedder may feed one with audio from elsewhere (the long-run check feeds a day of audio
+/// through one at full speed, with every meter on, without a server).
 ///
-/// SPI (`@_spi(LongRun)`) only for the long-run check (`Tests/LongRun`), which feeds a day of audio
-/// through it at full speed, with every meter on, without a server.
-@_spi(LongRun) public final class Readout: Sendable {
+/// Threads: `measure` and `publish` from one thread at a time; the streams and `finish`, any thread.
+public final class Readout: Sendable {
     let format: StreamFormat
     let levels = Broadcaster<LevelReading>()
     let meters = MeterFeeds()
@@ -57,47 +60,23 @@
 
     /// Publishes a measured buffer ending at `endFrame`: its level reading, and the buffer to every
     /// standard meter, whose readings follow. The delivery thread, after the buffer is written.
-    public func publish(_ bytes: UnsafeRawBufferPointer, endFrame: Int64, frameCount: Int, measured: [LevelMeterState],
-                        recordingPosition: Int64? = nil) {
+    public func publish(_ bytes: UnsafeRawBufferPointer, endFrame: Int64, frameCount: Int, measured: [LevelMeterState]) {
+        publish(bytes, endFrame: endFrame, frameCount: frameCount, measured: measured, recording: nil)
+    }
+
+    /// `publish` of a recorder's buffer, with its place in the recording (nil when not recording).
+    func publish(_ bytes: UnsafeRawBufferPointer, endFrame: Int64, frameCount: Int, measured: [LevelMeterState],
+                 recording: RecordingPlace?) {
         let time = Double(endFrame) / Double(format.sampleRate)
         levels.yield(LevelReading(endFrame: endFrame, frameCount: frameCount, sampleRate: format.sampleRate,
-                                  channels: measured, recordingPosition: recordingPosition))
+                                  channels: measured, recording: recording))
         meters.deliver(bytes, sampleFormat: format.sampleFormat, endFrame: endFrame, frameCount: frameCount, time: time,
-                       levels: measured)
+                       levels: measured, recording: recording)
     }
 
     /// Ends every stream.
     public func finish() {
         levels.finish()
         meters.finish()
-    }
-}
-
-/// AVAudioRecorder's and AVAudioPlayer's metering model, shared by `Recorder` and `Player`: off until
-/// enabled; `update(from:)` (their `updateMeters()`) copies the latest buffer's levels, and the power
-/// calls read that copy, −160 while disabled or for a channel that does not exist.
-final class MeteringSnapshot: Sendable {
-    private struct State {
-        var enabled = false
-        var levels: [LevelMeterState] = []
-    }
-    private let state = Locked(State())
-
-    var isEnabled: Bool {
-        get { state.withLock { $0.enabled } }
-        set { state.withLock { $0.enabled = newValue } }
-    }
-
-    func update(from readout: Readout) {
-        let current = readout.currentLevels.withLock { $0 }
-        state.withLock { if $0.enabled { $0.levels = current } }
-    }
-
-    func peakPower(_ channel: Int) -> Float { level(channel)?.peakPower ?? LevelMeterState.silence }
-
-    func averagePower(_ channel: Int) -> Float { level(channel)?.averagePower ?? LevelMeterState.silence }
-
-    private func level(_ channel: Int) -> LevelMeterState? {
-        state.withLock { $0.enabled && $0.levels.indices.contains(channel) ? $0.levels[channel] : nil }
     }
 }

@@ -76,6 +76,11 @@ public struct MeterReading: Sendable, Hashable {
     public let clipEvents: [Int64]
     /// `loudness` only.
     public let loudness: LoudnessReading?
+    /// While recording: where this buffer's end is in the recording, and the frames its pauses have
+    /// left out so far (see `LevelReading`); nil otherwise.
+    public private(set) var recordingPosition: Int64? = nil
+    /// See `recordingPosition`.
+    public private(set) var pausedFrames: Int64? = nil
 }
 
 /// One meter of `kind` on every channel of an interleaved stream: feed it samples, read its values.
@@ -198,8 +203,7 @@ func floats(bigEndianS16 bytes: UnsafeRawBufferPointer, into scratch: inout [Flo
     if scratch.count < count { scratch = [Float](repeating: 0, count: count) }
     scratch.withUnsafeMutableBufferPointer { out in
         for index in 0..<count {
-            let value = Int16(bitPattern: UInt16(bytes[2 * index]) << 8 | UInt16(bytes[2 * index + 1]))
-            out[index] = Float(value) / 32_768
+            out[index] = Float(bytes.baseAddress!.bigEndianInt16(at: 2 * index)) / 32_768
         }
     }
     return count
@@ -233,14 +237,14 @@ final class MeterFeeds: Sendable {
 
     /// Feeds one buffer to every meter and yields each one's reading. Delivery thread only.
     func deliver(_ bytes: UnsafeRawBufferPointer, sampleFormat: SampleFormat = .int16, endFrame: Int64, frameCount: Int,
-                 time: Double, levels: [LevelMeterState]) {
+                 time: Double, levels: [LevelMeterState], recording: RecordingPlace? = nil) {
         for feed in feeds.entries {
             let meter = feed.meter
             meter.add(bytes, sampleFormat: sampleFormat)
             feed.continuation.yield(MeterReading(
                 kind: meter.kind, endFrame: endFrame, frameCount: frameCount, time: time, levels: levels,
                 values: meter.values, clippedSamples: meter.clippedSamples, clipEvents: meter.clipEvents,
-                loudness: meter.loudness))
+                loudness: meter.loudness, recordingPosition: recording?.position, pausedFrames: recording?.pausedFrames))
         }
     }
 

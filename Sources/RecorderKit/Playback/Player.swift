@@ -1,5 +1,6 @@
 // The playback face of RecorderKit: AVAudioPlayer's names over an AudioQueue-style output queue.
 import Glibc
+import Locking
 
 /// Plays a sound file (or what an output callback produces) to a PulseAudio (or pipewire-pulse) sink,
 /// with the recorder's meters, the way AVAudioPlayer and AudioQueueNewOutput do.
@@ -21,9 +22,7 @@ import Glibc
 /// requests carried out by the reader thread between buffers; the caller waits until it is done (the
 /// `async` variants suspend instead). Made from the output callback (which runs on the reader
 /// thread) they return at once and are carried out when the callback returns.
-public final class Player: @unchecked Sendable {
-    // @unchecked Sendable: the mutable state lives in `PlaybackFeeder` (a control channel, locks,
-    // atomics) and `metering` (a lock); the stored properties are immutable.
+public final class Player: AudioMetering, Sendable {
 
     /// The stream's format: the file's rate and channel count, signed 16-bit big-endian.
     public let format: StreamFormat
@@ -51,8 +50,10 @@ public final class Player: @unchecked Sendable {
     /// Channels in the file (AVAudioPlayer's `numberOfChannels`).
     public var numberOfChannels: Int { format.channelCount }
 
+    /// The meters (see `AudioMetering`), fed by the reader thread with each buffer as it begins to be heard.
+    public let metering: Metering
+
     private let feeder: PlaybackFeeder
-    private let metering = MeteringSnapshot()
     private let lifecycle = Locked(false)
 
     /// Opens `path` (any file libsndfile reads: WAV, AIFF, CAF, FLAC, Ogg Vorbis/Opus, MP3…), connects
@@ -132,8 +133,9 @@ public final class Player: @unchecked Sendable {
         }
         deviceName = stream.sinkName
         serverName = stream.connection.serverName
-        feeder = PlaybackFeeder(format: format, source: source, pool: pool, stream: stream, dataReady: dataReady,
+        feeder = PlaybackFeeder(format: format, source: source, pool: pool, stream: stream, wake: dataReady,
                                 fileFrames: fileFrames)
+        metering = Metering(readout: feeder.readout)
         try feeder.start()
     }
 
@@ -143,19 +145,19 @@ public final class Player: @unchecked Sendable {
 
     /// Opens the stream and fills it, so `play()` starts at once (AVAudioPlayer's `prepareToPlay`).
     /// - Throws: the stream's failure (`.serverUnreachable`, `.streamFailed`).
-    public func prepareToPlay() throws(RecorderError) { try feeder.perform(.prepare) }
+    public func prepareToPlay() throws(RecorderError) { try feeder.worker.perform(.prepare, on: feeder) }
 
     /// Starts, or resumes after `pause()`, from `currentTime`.
     /// - Throws: the stream's failure, or `.invalidState` after `close()`.
     public func play() throws(RecorderError) {
         try checkOpen()
-        try feeder.perform(.play(at: nil, frames: nil))
+        try feeder.worker.perform(.play(at: nil, frames: nil), on: feeder)
     }
 
     /// `play()` for Swift concurrency.
     public func play() async throws(RecorderError) {
         try checkOpen()
-        try await feeder.perform(.play(at: nil, frames: nil))
+        try await feeder.worker.perform(.play(at: nil, frames: nil))
     }
 
     /// Plays exactly `seconds` (rounded to whole frames; across loops) from `currentTime`, then
@@ -165,7 +167,7 @@ public final class Player: @unchecked Sendable {
         guard let frames = format.frames(seconds: seconds) else {
             throw RecorderError(.invalidFormat, "invalid duration \(seconds) s: use 0 to \(Int64(format.maxSeconds)) seconds")
         }
-        try feeder.perform(.play(at: nil, frames: frames))
+        try feeder.worker.perform(.play(at: nil, frames: frames), on: feeder)
     }
 
     /// Starts so that the frame at `currentTime` is heard at `time`, in `deviceCurrentTime`'s seconds
@@ -177,19 +179,19 @@ public final class Player: @unchecked Sendable {
             throw RecorderError(.invalidFormat,
                 "invalid start time \(time) s: use a time in deviceCurrentTime's seconds (now: \(deviceCurrentTime))")
         }
-        try feeder.perform(.play(at: Int64(time * 1e9), frames: nil))
+        try feeder.worker.perform(.play(at: Int64(time * 1e9), frames: nil), on: feeder)
     }
 
     /// Pauses where it is; `play()` resumes at the next frame. Meter readings stop while paused.
-    public func pause() { try? feeder.perform(.pause) }
+    public func pause() { try? feeder.worker.perform(.pause, on: feeder) }
 
     /// Stops playback (AVAudioPlayer's `stop`): what is queued is dropped, `currentTime` stays where it
     /// was heard and `play()` goes on from there. The finished event is not sent. Use `close()` to end
     /// the player.
-    public func stop() { try? feeder.perform(.stop) }
+    public func stop() { try? feeder.worker.perform(.stop, on: feeder) }
 
     /// `stop()` for Swift concurrency.
-    public func stop() async { try? await feeder.perform(.stop) }
+    public func stop() async { try? await feeder.worker.perform(.stop) }
 
     /// True while playing (not paused, stopped or finished).
     public var isPlaying: Bool { feeder.control.withLock { $0.isPlaying } }
@@ -213,7 +215,7 @@ public final class Player: @unchecked Sendable {
         }
         let clamped = min(max(0, seconds), duration)
         let frame = min(Int64((clamped * Double(format.sampleRate)).rounded()), Int64(duration * Double(format.sampleRate)))
-        try feeder.perform(.seek(frame))
+        try feeder.worker.perform(.seek(frame), on: feeder)
     }
 
     /// The device clock for `play(atTime:)`: CLOCK_MONOTONIC, in seconds.
@@ -224,8 +226,7 @@ public final class Player: @unchecked Sendable {
         get { feeder.control.withLock { $0.volume } }
         set {
             guard !newValue.isNaN else { return }
-            feeder.control.withLock { $0.volume = min(1, max(0, newValue)) }
-            feeder.submit(.volume)
+            feeder.worker.submit(.volume) { $0.volume = min(1, max(0, newValue)) }
         }
     }
 
@@ -235,8 +236,7 @@ public final class Player: @unchecked Sendable {
         get { feeder.control.withLock { $0.pan } }
         set {
             guard !newValue.isNaN else { return }
-            feeder.control.withLock { $0.pan = min(1, max(-1, newValue)) }
-            feeder.submit(.volume)
+            feeder.worker.submit(.volume) { $0.pan = min(1, max(-1, newValue)) }
         }
     }
 
@@ -256,37 +256,6 @@ public final class Player: @unchecked Sendable {
     /// Underruns so far: times the server ran out of audio while playing (heard as a gap).
     public var underrunCount: Int { feeder.underruns.load(ordering: .relaxed) }
 
-    // MARK: Metering
-
-    /// Whether `updateMeters()` takes readings (AVAudioPlayer's `isMeteringEnabled`); off by default,
-    /// when the power calls read −160.
-    public var isMeteringEnabled: Bool {
-        get { metering.isEnabled }
-        set { metering.isEnabled = newValue }
-    }
-
-    /// Takes the levels of the buffer being heard (the last one whose first frame was played), for `peakPower` and `averagePower` to return.
-    public func updateMeters() { metering.update(from: feeder.readout) }
-
-    /// Sample peak of `channel` over the buffer being heard (as of `updateMeters()`), in dBFS: 0 full
-    /// scale, −160 silence, a channel that does not exist, or metering not enabled.
-    public func peakPower(forChannel channel: Int) -> Float { metering.peakPower(channel) }
-
-    /// RMS of `channel` over the buffer being heard (as of `updateMeters()`), in dBFS; a full-scale sine
-    /// reads −3.01. −160 as for `peakPower`.
-    public func averagePower(forChannel channel: Int) -> Float { metering.averagePower(channel) }
-
-    /// A reading per buffer, published when its first frame is heard, until `close()`. `endFrame` is the file
-    /// position after the buffer (it wraps with loops) and `time` the same in seconds.
-    public func levelReadings() -> AsyncStream<LevelReading> { feeder.readout.levelReadings() }
-
-    /// A stream of `kind` meter readings, one per buffer as it begins to be heard, until `close()` (see `StandardMeter`).
-    /// - Throws: `.invalidFormat` for options out of range.
-    public func meterReadings(_ kind: MeterKind, options: MeterOptions = MeterOptions()) throws(RecorderError)
-        -> AsyncStream<MeterReading> {
-        try feeder.readout.meterReadings(kind, options: options)
-    }
-
     /// Finished playing, underruns, decode errors and failures, until `close()`.
     public func events() -> AsyncStream<PlayerEvent> { feeder.events.makeStream() }
 
@@ -297,15 +266,15 @@ public final class Player: @unchecked Sendable {
     /// callback returns.
     public func close() {
         guard markClosed() else { return }
-        feeder.submit(.shutdown)
-        guard !feeder.isCurrentThread else { return }
+        feeder.worker.submit(.shutdown)
+        guard !feeder.worker.isCurrentThread else { return }
         feeder.control.wait { $0.exited }
     }
 
     /// `close()` for Swift concurrency.
     public func close() async {
         guard markClosed() else { return }
-        feeder.submit(.shutdown)
+        feeder.worker.submit(.shutdown)
         await feeder.control.wait { $0.exited }
     }
 
@@ -327,60 +296,5 @@ public final class Player: @unchecked Sendable {
         let connection = try PulseConnection(server: server, clientName: "recorder")
         defer { connection.close() }
         return connection.sinks()
-    }
-}
-
-/// Things a player's embedder may want to know as they happen (AVAudioPlayerDelegate's role).
-public enum PlayerEvent: Sendable, Hashable {
-    /// The server ran out of audio while playing (the reader was late): a gap was heard near `atFrame`.
-    case underrun(atFrame: Int64)
-    /// The file could not be read on from `atFrame` (a damaged or cut compressed stream): what was read
-    /// is played, then `finishedPlaying(successfully: false)`.
-    case decodeError(RecorderError, atFrame: Int64)
-    /// The stream failed (server gone, sink removed); `finishedPlaying(successfully: false)` follows.
-    case playbackFailed(RecorderError)
-    /// Playback came to its end and everything was heard (true), or ended by a failure (false).
-    /// `stop()` sends nothing.
-    case finishedPlaying(successfully: Bool)
-}
-
-/// One buffer for an output callback to fill, as an AudioQueue output callback sees it.
-///
-/// `bytes` (interleaved signed 16-bit big-endian PCM, zeroed) is valid only during the call.
-public struct OutputBuffer {
-    /// Frames the callback produced before this buffer.
-    public let startFrame: Int64
-    /// Frames the buffer holds.
-    public let frameCapacity: Int
-    /// Frames filled; set it below `frameCapacity` to make this the last buffer.
-    public var frameCount: Int
-    /// The player's format.
-    public let format: StreamFormat
-    /// Interleaved signed 16-bit big-endian PCM, zeroed; valid only during the call.
-    public let bytes: UnsafeMutableRawBufferPointer
-
-    init(startFrame: Int64, frameCapacity: Int, format: StreamFormat, bytes: UnsafeMutableRawBufferPointer) {
-        self.startFrame = startFrame
-        self.frameCapacity = frameCapacity
-        frameCount = frameCapacity
-        self.format = format
-        self.bytes = bytes
-    }
-
-    /// Sets the sample of `channel` in `frame`; ignored outside the buffer.
-    public func setSample(_ value: Int16, frame: Int, channel: Int) {
-        guard (0..<frameCapacity).contains(frame), (0..<format.channelCount).contains(channel) else { return }
-        let offset = (frame * format.channelCount + channel) * 2
-        let bits = UInt16(bitPattern: value)
-        bytes[offset] = UInt8(bits >> 8)
-        bytes[offset + 1] = UInt8(bits & 0xFF)
-    }
-
-    /// Sets the sample from a float, full scale ±1.0: rounded, clipped, NaN as 0.
-    public func setSample(_ value: Float, frame: Int, channel: Int) {
-        let scaled = value * 32_768
-        let sample: Int16 = scaled.isNaN ? 0 : scaled >= 32_767 ? .max : scaled <= -32_768 ? .min
-            : Int16(scaled.rounded(.toNearestOrEven))
-        setSample(sample, frame: frame, channel: channel)
     }
 }

@@ -15,7 +15,7 @@ import Synchronization
 ///
 /// Locking: other threads use `withLock` (the mainloop lock); callbacks already hold it and never
 /// block. Only the player's reader thread calls the stream-changing methods.
-final class PlaybackStream: @unchecked Sendable {
+final class PlaybackStream: CallbackTarget, @unchecked Sendable {
     // @unchecked Sendable: `stream`, `writing`, `writingOffset`, `writtenFrames`, the operations and the
     // timing answer are touched only under the mainloop lock (callbacks, or `withLock`); the rest are
     // atomics or immutable.
@@ -51,15 +51,16 @@ final class PlaybackStream: @unchecked Sendable {
     init(format: StreamFormat, sink: String?, server: String?, clientName: String, fragmentBytes: Int,
          pool: BufferPool, dataReady: Semaphore) throws(RecorderError) {
         let connection = try PulseConnection(server: server, clientName: clientName)
-        if let sink, !connection.hasSink(named: sink) {
-            let available = connection.sinks().map(\.name).joined(separator: ", ")
+        let sinks = connection.sinks()
+        if let sink, !sinks.contains(where: { $0.name == sink }) {
+            let available = sinks.map(\.name).joined(separator: ", ")
             let error = RecorderError(.sinkNotFound,
                 "no playback sink named '\(sink)' on \(connection.serverName); available sinks: "
                 + "\(available.isEmpty ? "none" : available) (list them with `recorder sinks`)")
             connection.close()
             throw error
         }
-        let name = sink ?? connection.defaultSinkName()
+        let name = sink ?? sinks.first(where: \.isDefault)?.name
         guard let name else {
             connection.close()
             throw RecorderError(.sinkNotFound,
@@ -77,71 +78,47 @@ final class PlaybackStream: @unchecked Sendable {
         assert(stream == nil, "PlaybackStream to '\(sinkName)' deinitialized with a stream open")
     }
 
-    /// Runs `body` with the mainloop lock held. Never call it from a libpulse callback.
-    func withLock<T>(_ body: () -> T) -> T { connection.withLock(body) }
+    /// Runs `body` with the mainloop lock held. Never from a libpulse callback.
+    func withLock<T>(_ body: (MainloopLock) -> T) -> T { connection.withLock(body) }
 
-    /// True while a stream is open. Call within `withLock`.
-    var isOpen: Bool { stream != nil }
+    /// True while a stream is open.
+    func isOpen(_ lock: MainloopLock) -> Bool { stream != nil }
 
     // MARK: Opening and closing streams (the reader thread)
 
-    /// Opens a corked stream to the sink at `volume` and waits until
-    /// it is ready. From the reader thread, without the lock.
+    /// Opens a corked stream to the sink at `volume` and waits until it is ready. From the reader
+    /// thread, without the lock.
     func open(volume: PlaybackVolume) throws(RecorderError) {
-        let asked = volume
-        var volume = volume.perChannel
-        connection.lock()
-        let stream: OpaquePointer
-        do throws(RecorderError) {
-            stream = try connection.newStream(format)
-        } catch {
-            connection.unlock()
-            throw error
-        }
         // Two buffers in the server (sink included), a request per buffer; the pool holds the rest.
         // (Quarter-buffer requests were measured: no better on PipeWire, 49 ms later on PulseAudio.)
         var attributes = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32(2 * fragmentBytes),
                                         prebuf: UInt32.max, minreq: UInt32(fragmentBytes), fragsize: UInt32.max)
-        let flags = PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_START_CORKED.rawValue
-            | PA_STREAM_INTERPOLATE_TIMING.rawValue | PA_STREAM_AUTO_TIMING_UPDATE.rawValue
-        var failure: String?
-        var cause = connection.lastErrorCode
-        if pa_stream_connect_playback(stream, sinkName, &attributes, pa_stream_flags_t(flags), &volume, nil) < 0 {
-            failure = connection.lastError
-            cause = connection.lastErrorCode
-        } else {
-            while true {
-                let state = pa_stream_get_state(stream)
-                if state == PA_STREAM_READY { break }
-                if PA_STREAM_IS_GOOD(state) == 0 {
-                    failure = connection.lastError
-                    cause = connection.lastErrorCode
-                    break
-                }
-                pa_threaded_mainloop_wait(connection.mainloop)
+        let flags = pa_stream_flags_t(PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_START_CORKED.rawValue
+            | PA_STREAM_INTERPOLATE_TIMING.rawValue | PA_STREAM_AUTO_TIMING_UPDATE.rawValue)
+        var perChannel = volume.perChannel
+        let failure = try connection.withLock { lock throws(RecorderError) -> (PulseFailure, gone: Bool)? in
+            let stream = try connection.newStream(format, lock)
+            if let failure = connection.connect(stream, lock, with: {
+                pa_stream_connect_playback($0, sinkName, &attributes, flags, &perChannel, nil)
+            }) {
+                return (failure, !connection.isReady(lock))
             }
+            install(stream, lock)
+            // Again now that it exists: pipewire-pulse takes the volume of the connect request only for the
+            // stream's start, and its session manager may then restore a remembered one.
+            setVolume(volume, lock)
+            return nil
         }
-        if let failure {
-            pa_stream_set_state_callback(stream, nil, nil)
-            if PA_STREAM_IS_GOOD(pa_stream_get_state(stream)) != 0 { pa_stream_disconnect(stream) }
-            pa_stream_unref(stream)
-            connection.unlock()
-            let gone = !connection.withLock { connection.isReady }
+        if let (failure, gone) = failure {
             throw RecorderError(gone ? .serverUnreachable : .streamFailed,
-                "cannot play to sink '\(sinkName)' on \(connection.serverName): \(failure); "
+                "cannot play to sink '\(sinkName)' on \(connection.serverName): \(failure.message); "
                 + (gone ? "check that the server is running" : "check the sink with `recorder sinks`"),
-                underlying: cause)
+                underlying: failure.cause)
         }
-        install(stream)
-        // Again now that it exists: pipewire-pulse takes the volume of the connect request only for the
-        // stream's start, and its session manager may then restore a remembered one.
-        setVolume(asked)
-        connection.unlock()
     }
 
-    /// Makes `new` the current stream: sets its callbacks. Call with the lock held.
-    private func install(_ new: OpaquePointer) {
-        let me = Unmanaged.passUnretained(self).toOpaque()
+    /// Makes `new` the current stream: sets its callbacks.
+    private func install(_ new: OpaquePointer, _ lock: MainloopLock) {
         failed.store(false, ordering: .releasing)
         drained.store(false, ordering: .releasing)
         underflows.store(0, ordering: .relaxed)
@@ -151,29 +128,28 @@ final class PlaybackStream: @unchecked Sendable {
         writtenFrames = 0
         stream = new
         pa_stream_set_state_callback(new, { stream, userdata in
-            let playback = Unmanaged<PlaybackStream>.fromOpaque(userdata!).takeUnretainedValue()
+            guard let playback = PlaybackStream.from(userdata) else { return }
             let state = pa_stream_get_state(stream)
             if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED {
                 playback.failed.store(true, ordering: .releasing)
                 playback.dataReady.post()
             }
-        }, me)
+        }, userdata)
         pa_stream_set_write_callback(new, { stream, _, userdata in
-            let playback = Unmanaged<PlaybackStream>.fromOpaque(userdata!).takeUnretainedValue()
-            playback.writeAvailable(stream!)
-        }, me)
+            if let stream { PlaybackStream.from(userdata)?.writeAvailable(stream) }
+        }, userdata)
         pa_stream_set_underflow_callback(new, { _, userdata in
-            let playback = Unmanaged<PlaybackStream>.fromOpaque(userdata!).takeUnretainedValue()
+            guard let playback = PlaybackStream.from(userdata) else { return }
             playback.underflows.add(1, ordering: .relaxed)
             playback.dataReady.post()
-        }, me)
+        }, userdata)
     }
 
     /// Closes the current stream, if any: what the server still holds is dropped, and the buffer being
-    /// written goes back to the free set (the caller empties the filled ring). Call within `withLock`.
-    func closeStream() {
-        cancel(&drainOperation)
-        cancel(&timingOperation)
+    /// written goes back to the free set (the caller empties the filled ring).
+    func closeStream(_ lock: MainloopLock) {
+        PulseConnection.cancel(&drainOperation, lock)
+        PulseConnection.cancel(&timingOperation, lock)
         latencyAnswer = nil
         if let writing {
             pool.free.push(writing)
@@ -182,36 +158,25 @@ final class PlaybackStream: @unchecked Sendable {
         writingOffset = 0
         guard let stream else { return }
         self.stream = nil
-        pa_stream_set_write_callback(stream, nil, nil)
-        pa_stream_set_underflow_callback(stream, nil, nil)
-        pa_stream_set_state_callback(stream, nil, nil)
-        if PA_STREAM_IS_GOOD(pa_stream_get_state(stream)) != 0 { pa_stream_disconnect(stream) }
-        pa_stream_unref(stream)
+        PulseConnection.release(stream, lock)
     }
 
     /// Closes the stream and the connection; afterwards no callback runs. Idempotent.
     func close() {
-        withLock { closeStream() }
+        withLock { closeStream($0) }
         connection.close()
-    }
-
-    private func cancel(_ operation: inout OpaquePointer?) {
-        guard let running = operation else { return }
-        if pa_operation_get_state(running) == PA_OPERATION_RUNNING { pa_operation_cancel(running) }
-        pa_operation_unref(running)
-        operation = nil
     }
 
     // MARK: Control (the reader thread, within `withLock`)
 
     /// Corks (pauses where it is) or uncorks the stream. No wait: the server carries it out in order.
-    func cork(_ corked: Bool) {
+    func cork(_ corked: Bool, _ lock: MainloopLock) {
         guard let stream else { return }
         if let operation = pa_stream_cork(stream, corked ? 1 : 0, nil, nil) { pa_operation_unref(operation) }
     }
 
     /// Sets the stream's volume (per channel). No wait.
-    func setVolume(_ volume: PlaybackVolume) {
+    func setVolume(_ volume: PlaybackVolume, _ lock: MainloopLock) {
         guard let stream else { return }
         var volume = volume.perChannel
         let index = pa_stream_get_index(stream)
@@ -221,22 +186,21 @@ final class PlaybackStream: @unchecked Sendable {
     }
 
     /// Asks the server to play out what it holds; `drained` is set (and `dataReady` posted) when it has.
-    func requestDrain() {
+    func requestDrain(_ lock: MainloopLock) {
         guard let stream, drainOperation == nil else { return }
-        let me = Unmanaged.passUnretained(self).toOpaque()
         drainOperation = pa_stream_drain(stream, { _, success, userdata in
-            let playback = Unmanaged<PlaybackStream>.fromOpaque(userdata!).takeUnretainedValue()
+            guard let playback = PlaybackStream.from(userdata) else { return }
             playback.drained.store(true, ordering: .releasing)
             playback.dataReady.post()
-        }, me)
+        }, userdata)
     }
 
     /// True when every filled buffer has been written into the stream.
-    var allWritten: Bool { writing == nil && pool.filled.isEmptyForConsumer }
+    func allWritten(_ lock: MainloopLock) -> Bool { writing == nil && pool.filled.isEmptyForConsumer }
 
     /// The frame of the current stream being heard now (the server's read index, less the sink's
     /// latency, interpolated since the last timing update); nil before the server has said.
-    var playedFrames: Int64? {
+    func playedFrames(_ lock: MainloopLock) -> Int64? {
         guard let stream else { return nil }
         var microseconds: pa_usec_t = 0
         guard pa_stream_get_time(stream, &microseconds) == 0 else { return nil }
@@ -244,32 +208,31 @@ final class PlaybackStream: @unchecked Sendable {
     }
 
     /// Asks the server for the stream's timing; `latency` answers once it has (posting `dataReady`).
-    func requestLatency() {
+    func requestLatency(_ lock: MainloopLock) {
         guard let stream else { return }
-        cancel(&timingOperation)
+        PulseConnection.cancel(&timingOperation, lock)
         latencyAnswer = .none
-        let me = Unmanaged.passUnretained(self).toOpaque()
         timingOperation = pa_stream_update_timing_info(stream, { stream, success, userdata in
-            let playback = Unmanaged<PlaybackStream>.fromOpaque(userdata!).takeUnretainedValue()
+            guard let playback = PlaybackStream.from(userdata) else { return }
             if success != 0, let info = pa_stream_get_timing_info(stream)?.pointee {
                 playback.latencyAnswer = .some(Int64(clamping: info.sink_usec) + Int64(clamping: info.transport_usec))
             } else {
                 playback.latencyAnswer = .some(nil)
             }
             playback.dataReady.post()
-        }, me)
+        }, userdata)
         if timingOperation == nil { latencyAnswer = .some(nil) }
     }
 
     /// The answer to `requestLatency`: nil while awaited, `.some(nil)` if the server could not say, else
     /// the microseconds from a frame's write to its being heard on a started stream (sink + transport).
-    var latency: Int64?? { latencyAnswer }
+    func latency(_ lock: MainloopLock) -> Int64?? { latencyAnswer }
 
     // MARK: Writing
 
     /// Called by the reader thread after it filled a buffer, if `starving` was set: writes on, under the lock.
     func resume() {
-        withLock {
+        withLock { _ in
             if let stream { writeAvailable(stream) }
         }
     }

@@ -2,50 +2,45 @@
 import CPulse
 import Glibc
 
-/// A capture source as the server describes it.
-public struct SourceInfo: Hashable, Sendable {
-    /// The server's index for the source (a stream may name it by this number too).
-    public let index: Int
-    /// The name streams and `--source`/`--device` use.
-    public let name: String
-    /// The server's description, for people.
-    public let description: String
-    /// The source's own sample format as PulseAudio names it (e.g. "s16le", "float32le").
-    public let sampleFormat: String
-    /// Its own rate (the server converts to the stream's).
-    public let sampleRate: Int
-    /// Its own channel count.
-    public let channelCount: Int
-    /// True for a sink's monitor (what is being played to that sink).
-    public let isMonitor: Bool
-    /// True for the server's default source.
-    public let isDefault: Bool
+/// Proof that the calling thread holds the mainloop lock. `PulseConnection.withLock` hands one to its
+/// closure, and a libpulse callback, which runs on the mainloop thread with the lock held, makes its
+/// own (`inCallback`); every method that needs the lock takes one, so a call without it does not compile.
+struct MainloopLock {
+    fileprivate init() {}
+
+    /// The lock a libpulse callback holds. Only inside one.
+    static var inCallback: MainloopLock { MainloopLock() }
 }
 
-/// A playback sink as the server describes it.
-public struct SinkInfo: Hashable, Sendable {
-    /// The server's index for the sink (a stream may name it by this number too).
-    public let index: Int
-    /// The name streams and `--source`/`--device` use.
-    public let name: String
-    /// The server's description, for people.
-    public let description: String
-    /// The sink's own sample format as PulseAudio names it (e.g. "s16le", "float32le").
-    public let sampleFormat: String
-    /// Its own rate (the server converts to the stream's).
-    public let sampleRate: Int
-    /// Its own channel count.
-    public let channelCount: Int
-    /// True for the server's default sink.
-    public let isDefault: Bool
+/// An object whose address libpulse hands back to its callbacks (their `userdata`), unretained: the
+/// object clears its callbacks before it goes, so none outlives it.
+protocol CallbackTarget: AnyObject {}
+
+extension CallbackTarget {
+    /// The `userdata` to register a callback with.
+    var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    /// The object behind a callback's `userdata`.
+    static func from(_ userdata: UnsafeMutableRawPointer?) -> Self? {
+        userdata.map { Unmanaged<Self>.fromOpaque($0).takeUnretainedValue() }
+    }
+}
+
+/// Why libpulse refused a stream: its words and its code, for a `RecorderError`.
+struct PulseFailure: Error {
+    let message: String
+    let code: Int32
+    var cause: RecorderError.UnderlyingError { .init(.pulseAudio, code) }
 }
 
 /// Owns `pa_threaded_mainloop` and `pa_context`: one mainloop (and so one mainloop thread) for the
 /// object's life; after a loss, `reconnect()` replaces only the context, as cubeb does.
 ///
 /// Rules (libpulse's threaded-mainloop contract, as cubeb keeps it): every libpulse call from a thread
-/// other than the mainloop's runs under `lock()`; callbacks run on the mainloop thread with the lock
-/// already held, so they never lock and never block, they only record and `signal`.
+/// other than the mainloop's runs under the lock (`withLock`, which hands out the `MainloopLock` such
+/// calls take); callbacks run on the mainloop thread with the lock already held, so they never lock
+/// and never block, they only record and `signal`; every wait is a loop that re-checks the context
+/// and the stream it waits on at each wake-up.
 final class PulseConnection: @unchecked Sendable {
     // @unchecked Sendable: the C handles are only used under the mainloop lock (or before the mainloop
     // starts / after it stops), which is what libpulse requires for cross-thread use; `context` is
@@ -77,17 +72,14 @@ final class PulseConnection: @unchecked Sendable {
             closed = true  // deinit frees the mainloop
             throw RecorderError(.serverUnreachable, "cannot start the PulseAudio mainloop thread")
         }
-        lock()
-        let failure = connect(context)
-        unlock()
-        if let failure {
+        if let failure = withLock({ lock in connect(context, lock) }) {
             close()
             throw failure
         }
     }
 
-    /// Connects `context` and waits until it is ready or has failed. Call with the lock held.
-    private func connect(_ context: OpaquePointer) -> RecorderError? {
+    /// Connects `context` and waits until it is ready or has failed.
+    private func connect(_ context: OpaquePointer, _ lock: MainloopLock) -> RecorderError? {
         pa_context_set_state_callback(context, { _, userdata in
             pa_threaded_mainloop_signal(OpaquePointer(userdata), 0)
         }, UnsafeMutableRawPointer(mainloop))
@@ -107,20 +99,20 @@ final class PulseConnection: @unchecked Sendable {
             underlying: .init(.pulseAudio, code))
     }
 
-    /// True while the context is connected and ready. Call with the lock held.
-    var isReady: Bool { pa_context_get_state(context) == PA_CONTEXT_READY }
+    /// True while the context is connected and ready.
+    func isReady(_ lock: MainloopLock) -> Bool { pa_context_get_state(context) == PA_CONTEXT_READY }
 
     /// Replaces a failed context with a new one on the same mainloop and connects it (the mainloop
-    /// thread goes on: no thread is created). Call with the lock held, from a thread that is not the
-    /// mainloop's; streams of the old context must have been released.
-    func reconnect() throws(RecorderError) {
+    /// thread goes on: no thread is created). From a thread that is not the mainloop's; streams of the
+    /// old context must have been released.
+    func reconnect(_ lock: MainloopLock) throws(RecorderError) {
         guard !closed else { throw RecorderError(.invalidState, "the connection was closed") }
         guard let fresh = pa_context_new(pa_threaded_mainloop_get_api(mainloop), clientName) else {
             throw RecorderError(.serverUnreachable, "cannot create a PulseAudio context (out of memory?)")
         }
         release(context)
         context = fresh
-        if let failure = connect(fresh) { throw failure }
+        if let failure = connect(fresh, lock) { throw failure }
     }
 
     private func release(_ context: OpaquePointer) {
@@ -135,44 +127,83 @@ final class PulseConnection: @unchecked Sendable {
         pa_threaded_mainloop_free(mainloop)
     }
 
-    func lock() { pa_threaded_mainloop_lock(mainloop) }
-    func unlock() { pa_threaded_mainloop_unlock(mainloop) }
-
-    /// Runs `body` under the mainloop lock.
-    func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        lock()
-        defer { unlock() }
-        return try body()
+    /// Runs `body` under the mainloop lock. Never from a libpulse callback (it holds the lock already).
+    func withLock<T, E: Error>(_ body: (MainloopLock) throws(E) -> T) throws(E) -> T {
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        return try body(MainloopLock())
     }
 
-    /// Waits (lock held) until `operation` completes or the context goes bad; then releases it.
-    func wait(for operation: OpaquePointer?) {
+    /// Waits until `operation` completes, or the context or `stream` goes bad (re-checked at every
+    /// wake-up, as cubeb's `operation_wait`); then releases it.
+    func wait(for operation: OpaquePointer?, stream: OpaquePointer? = nil, _ lock: MainloopLock) {
         guard let operation else { return }
         while pa_operation_get_state(operation) == PA_OPERATION_RUNNING
-                && PA_CONTEXT_IS_GOOD(pa_context_get_state(context)) != 0 {
+                && PA_CONTEXT_IS_GOOD(pa_context_get_state(context)) != 0
+                && stream.map({ PA_STREAM_IS_GOOD(pa_stream_get_state($0)) != 0 }) ?? true {
             pa_threaded_mainloop_wait(mainloop)
         }
         pa_operation_unref(operation)
     }
 
-    /// The last context error as libpulse words it.
-    /// A new stream of `format` as signed 16-bit big-endian in PulseAudio's default channel order, for
-    /// the record and the playback stream alike; its state callback only wakes a thread waiting on the
-    /// mainloop until the owner installs its own. Call with the lock held (it stays held).
+    // MARK: Streams
+
+    /// A new stream of `format`, big-endian in PulseAudio's default channel order, for the record and
+    /// the playback stream alike; its state callback only wakes a thread waiting on the mainloop until
+    /// the owner installs its own.
     /// - Throws: `.invalidFormat` with the server's reason.
-    func newStream(_ format: StreamFormat) throws(RecorderError) -> OpaquePointer {
+    func newStream(_ format: StreamFormat, _ lock: MainloopLock) throws(RecorderError) -> OpaquePointer {
         var spec = pa_sample_spec(format: format.sampleFormat.pulseFormat, rate: UInt32(format.sampleRate),
                                   channels: UInt8(format.channelCount))
         var map = Self.channelMap(format.channelCount)
         guard pa_sample_spec_valid(&spec) != 0, let stream = pa_stream_new(context, "recorder", &spec, &map) else {
             throw RecorderError(.invalidFormat,
-                "the server refused the format s16be \(format.channelCount) ch \(format.sampleRate) Hz: \(lastError); "
-                + "choose another rate or channel count", underlying: lastErrorCode)
+                "the server refused the format \(String(cString: pa_sample_format_to_string(spec.format))) \(format.channelCount) ch "
+                + "\(format.sampleRate) Hz: "
+                + "\(lastError(lock)); choose another rate or channel count", underlying: lastErrorCode(lock))
         }
         pa_stream_set_state_callback(stream, { _, userdata in
             pa_threaded_mainloop_signal(OpaquePointer(userdata), 0)
         }, UnsafeMutableRawPointer(mainloop))
         return stream
+    }
+
+    /// Connects `stream` with `connect` (`pa_stream_connect_record` or `_playback`, returning its
+    /// status) and waits until it is ready. On failure the stream is released and libpulse's reason
+    /// returned.
+    func connect(_ stream: OpaquePointer, _ lock: MainloopLock, with connect: (OpaquePointer) -> Int32) -> PulseFailure? {
+        if connect(stream) >= 0 {
+            while true {
+                let state = pa_stream_get_state(stream)
+                if state == PA_STREAM_READY { return nil }
+                if PA_STREAM_IS_GOOD(state) == 0 || PA_CONTEXT_IS_GOOD(pa_context_get_state(context)) == 0 { break }
+                pa_threaded_mainloop_wait(mainloop)
+            }
+        }
+        let failure = PulseFailure(message: lastError(lock), code: pa_context_errno(context))
+        Self.release(stream, lock)
+        return failure
+    }
+
+    /// Clears every callback of `stream`, disconnects it (if still connected) and drops our reference:
+    /// no callback of it runs afterwards.
+    static func release(_ stream: OpaquePointer, _ lock: MainloopLock) {
+        pa_stream_set_read_callback(stream, nil, nil)
+        pa_stream_set_write_callback(stream, nil, nil)
+        pa_stream_set_underflow_callback(stream, nil, nil)
+        pa_stream_set_moved_callback(stream, nil, nil)
+        pa_stream_set_suspended_callback(stream, nil, nil)
+        pa_stream_set_state_callback(stream, nil, nil)
+        if PA_STREAM_IS_GOOD(pa_stream_get_state(stream)) != 0 { pa_stream_disconnect(stream) }
+        pa_stream_unref(stream)
+    }
+
+    /// Cancels `operation` if it still runs and drops it.
+    static func cancel(_ operation: inout OpaquePointer?, _ lock: MainloopLock) {
+        guard let running = operation else { return }
+        if pa_operation_get_state(running) == PA_OPERATION_RUNNING { pa_operation_cancel(running) }
+        pa_operation_unref(running)
+        operation = nil
     }
 
     /// The channel map for `channels` (PulseAudio's default order: mono, stereo, 5.1…).
@@ -182,142 +213,70 @@ final class PulseConnection: @unchecked Sendable {
         return map
     }
 
-    var lastError: String { String(cString: pa_strerror(pa_context_errno(context))) }
+    /// The last context error as libpulse words it.
+    func lastError(_ lock: MainloopLock) -> String { String(cString: pa_strerror(pa_context_errno(context))) }
 
     /// The last context error's code, to keep as a RecorderError's cause.
-    var lastErrorCode: RecorderError.UnderlyingError { .init(.pulseAudio, pa_context_errno(context)) }
+    func lastErrorCode(_ lock: MainloopLock) -> RecorderError.UnderlyingError { .init(.pulseAudio, pa_context_errno(context)) }
 
     /// The server's name for itself, e.g. "unix:/run/user/1000/pulse/native".
     var serverName: String {
-        withLock { pa_context_get_server(context).map { String(cString: $0) } ?? serverDescription }
+        withLock { _ in pa_context_get_server(context).map { String(cString: $0) } ?? serverDescription }
     }
 
-    /// The server's default source name, if it has one.
-    func defaultSourceName() -> String? { serverDefaults().source }
+    // MARK: What the server has
 
-    /// The server's default sink name, if it has one.
-    func defaultSinkName() -> String? { serverDefaults().sink }
-
-    private func serverDefaults() -> (source: String?, sink: String?) {
-        final class Result { var source: String?; var sink: String? }
-        let result = Result()
-        withLock {
-            let context = ResultContext(mainloop: mainloop, payload: result)
-            withExtendedLifetime(context) {
-                wait(for: pa_context_get_server_info(self.context, { _, info, userdata in
-                    let context = Unmanaged<ResultContext>.fromOpaque(userdata!).takeUnretainedValue()
-                    let result = context.payload as! Result
-                    if let name = info?.pointee.default_source_name { result.source = String(cString: name) }
-                    if let name = info?.pointee.default_sink_name { result.sink = String(cString: name) }
-                    pa_threaded_mainloop_signal(context.mainloop, 0)
-                }, Unmanaged.passUnretained(context).toOpaque()))
-            }
+    /// The server's default source and sink names, if it has them.
+    func defaults() -> (source: String?, sink: String?) {
+        var defaults: (source: String?, sink: String?) = (nil, nil)
+        // One answer, then the end: the callback hands on both.
+        query({ pa_context_get_server_info($0, { Collector<pa_server_info>.receive($1, 0, $2); Collector<pa_server_info>.receive(nil, 1, $2) }, $1) }) {
+            (info: pa_server_info) in
+            defaults = (info.default_source_name.map { String(cString: $0) }, info.default_sink_name.map { String(cString: $0) })
         }
-        return (result.source, result.sink)
-    }
-
-    /// Whether the server has a sink of this name (asked before connecting a playback stream, for the
-    /// same reason as `hasSource`).
-    func hasSink(named name: String) -> Bool {
-        exists { context, userdata in
-            pa_context_get_sink_info_by_name(context, name, { _, info, eol, userdata in
-                PulseConnection.answerExists(eol == 0 && info != nil, userdata)
-            }, userdata)
-        }
-    }
-
-    /// Runs an introspection query by name and waits for its answer: true if an entry came back.
-    private func exists(_ query: (OpaquePointer, UnsafeMutableRawPointer) -> OpaquePointer?) -> Bool {
-        let result = ExistsResult()
-        withLock {
-            let context = ResultContext(mainloop: mainloop, payload: result)
-            withExtendedLifetime(context) {
-                wait(for: query(self.context, Unmanaged.passUnretained(context).toOpaque()))
-            }
-        }
-        return result.found
-    }
-
-    /// In an introspection callback of `exists`: records an entry, or wakes the waiter at the end.
-    private static func answerExists(_ entry: Bool, _ userdata: UnsafeMutableRawPointer?) {
-        let context = Unmanaged<ResultContext>.fromOpaque(userdata!).takeUnretainedValue()
-        if entry {
-            (context.payload as! ExistsResult).found = true
-        } else {
-            pa_threaded_mainloop_signal(context.mainloop, 0)
-        }
+        return defaults
     }
 
     /// Every playback sink on the server, in the server's order.
     func sinks() -> [SinkInfo] {
-        final class Result { var sinks: [SinkInfo] = [] }
-        let result = Result()
-        let defaultName = defaultSinkName()
-        withLock {
-            let context = ResultContext(mainloop: mainloop, payload: result)
-            withExtendedLifetime(context) {
-                wait(for: pa_context_get_sink_info_list(self.context, { _, info, eol, userdata in
-                    let context = Unmanaged<ResultContext>.fromOpaque(userdata!).takeUnretainedValue()
-                    if eol == 0, let info = info?.pointee {
-                        let spec = info.sample_spec
-                        (context.payload as! Result).sinks.append(SinkInfo(
-                            index: Int(info.index), name: String(cString: info.name),
-                            description: info.description.map { String(cString: $0) } ?? "",
-                            sampleFormat: String(cString: pa_sample_format_to_string(spec.format)),
-                            sampleRate: Int(spec.rate), channelCount: Int(spec.channels), isDefault: false))
-                    } else {
-                        pa_threaded_mainloop_signal(context.mainloop, 0)
-                    }
-                }, Unmanaged.passUnretained(context).toOpaque()))
-            }
-        }
-        return result.sinks.map { sink in
-            SinkInfo(index: sink.index, name: sink.name, description: sink.description, sampleFormat: sink.sampleFormat,
-                     sampleRate: sink.sampleRate, channelCount: sink.channelCount, isDefault: sink.name == defaultName)
+        let defaultName = defaults().sink
+        let start = { pa_context_get_sink_info_list($0, { Collector<pa_sink_info>.receive($1, $2, $3) }, $1) }
+        return list(start) { (info: pa_sink_info) in
+            SinkInfo(index: info.index, name: info.name, description: info.description, spec: info.sample_spec,
+                     isMonitor: false, defaultName: defaultName)
         }
     }
 
-    /// Whether the server has a source of this name. Asked before connecting a stream: PulseAudio
-    /// refuses a stream to a missing source, but pipewire-pulse accepts it and waits (or falls back),
-    /// so the answer has to come from the source list itself.
-    func hasSource(named name: String) -> Bool {
-        exists { context, userdata in
-            pa_context_get_source_info_by_name(context, name, { _, info, eol, userdata in
-                PulseConnection.answerExists(eol == 0 && info != nil, userdata)
-            }, userdata)
-        }
-    }
-
-    /// Every capture source on the server, in the server's order.
+    /// Every capture source on the server, in the server's order, monitors included. (A stream's source
+    /// is looked up here before it connects: PulseAudio refuses a stream to a missing source, but
+    /// pipewire-pulse accepts it and waits, or falls back, so the answer has to come from the list.)
     func sources() -> [SourceInfo] {
-        final class Result { var sources: [SourceInfo] = [] }
-        let result = Result()
-        let defaultName = defaultSourceName()
-        withLock {
-            let context = ResultContext(mainloop: mainloop, payload: result)
-            withExtendedLifetime(context) {
-                wait(for: pa_context_get_source_info_list(self.context, { _, info, eol, userdata in
-                    let context = Unmanaged<ResultContext>.fromOpaque(userdata!).takeUnretainedValue()
-                    if eol == 0, let info = info?.pointee {
-                        let spec = info.sample_spec
-                        (context.payload as! Result).sources.append(SourceInfo(
-                            index: Int(info.index), name: String(cString: info.name),
-                            description: info.description.map { String(cString: $0) } ?? "",
-                            sampleFormat: String(cString: pa_sample_format_to_string(spec.format)),
-                            sampleRate: Int(spec.rate),
-                            channelCount: Int(spec.channels),
-                            isMonitor: info.monitor_of_sink != UInt32.max,
-                            isDefault: false))
-                    } else {
-                        pa_threaded_mainloop_signal(context.mainloop, 0)
-                    }
-                }, Unmanaged.passUnretained(context).toOpaque()))
-            }
+        let defaultName = defaults().source
+        let start = { pa_context_get_source_info_list($0, { Collector<pa_source_info>.receive($1, $2, $3) }, $1) }
+        return list(start) { (info: pa_source_info) in
+            SourceInfo(index: info.index, name: info.name, description: info.description, spec: info.sample_spec,
+                       isMonitor: info.monitor_of_sink != UInt32.max, defaultName: defaultName)
         }
-        return result.sources.map { source in
-            SourceInfo(index: source.index, name: source.name, description: source.description, sampleFormat: source.sampleFormat,
-                       sampleRate: source.sampleRate, channelCount: source.channelCount,
-                       isMonitor: source.isMonitor, isDefault: source.name == defaultName)
+    }
+
+    /// The entries of a list query, each made into an `Entry` by `entry` (see `query`).
+    private func list<Info, Entry>(_ start: (OpaquePointer, UnsafeMutableRawPointer) -> OpaquePointer?,
+                                   _ entry: @escaping (Info) -> Entry) -> [Entry] {
+        var entries: [Entry] = []
+        query(start) { entries.append(entry($0)) }
+        return entries
+    }
+
+    /// Runs an introspection query (`start` issues it with the context and the userdata its callback
+    /// hands to `Collector<Info>.receive`) and waits for its end; `take` gets each entry, on the
+    /// mainloop thread while this one waits.
+    private func query<Info>(_ start: (OpaquePointer, UnsafeMutableRawPointer) -> OpaquePointer?,
+                             _ take: @escaping (Info) -> Void) {
+        withLock { lock in
+            let collector = Collector<Info>(mainloop: mainloop, take: take)
+            withExtendedLifetime(collector) {
+                wait(for: start(context, collector.userdata), lock)
+            }
         }
     }
 
@@ -327,22 +286,29 @@ final class PulseConnection: @unchecked Sendable {
     func close() {
         guard !closed else { return }
         closed = true
-        lock()
-        release(context)
-        unlock()
+        withLock { _ in release(context) }
         pa_threaded_mainloop_stop(mainloop)
     }
 }
 
-/// The answer of `exists`.
-private final class ExistsResult { var found = false }
-
-/// The userdata of an introspection callback: where to put the answer and whom to wake.
-private final class ResultContext {
+/// The userdata of an introspection query: where its entries go, and whom to wake at its end.
+private final class Collector<Info>: CallbackTarget {
     let mainloop: OpaquePointer
-    let payload: AnyObject
-    init(mainloop: OpaquePointer, payload: AnyObject) {
+    let take: (Info) -> Void
+
+    init(mainloop: OpaquePointer, take: @escaping (Info) -> Void) {
         self.mainloop = mainloop
-        self.payload = payload
+        self.take = take
+    }
+
+    /// In the query's callback (mainloop thread, lock held): an entry (`eol` 0) is taken; the end (or a
+    /// failure) wakes the waiting thread.
+    static func receive(_ info: UnsafePointer<Info>?, _ eol: Int32, _ userdata: UnsafeMutableRawPointer?) {
+        guard let collector = from(userdata) else { return }
+        if eol == 0, let info {
+            collector.take(info.pointee)
+        } else {
+            pa_threaded_mainloop_signal(collector.mainloop, 0)
+        }
     }
 }

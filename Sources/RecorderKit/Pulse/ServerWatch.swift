@@ -20,10 +20,9 @@
 ///
 /// A clock shortfall counts only with a cause (the server's queue full, a suspension, or sleep): a
 /// source that delivers late in big blocks (a null sink idling, a server starved on a loaded machine)
-/// shows the same shortfall for a while and then catches up. A late timer alone is no cause: it
-/// counted once on a loaded machine (ThreadSanitizer, two cores) and wrote silence for audio that came. Shortfalls under `thresholdFrames`
-/// (0.25 s, or two fragments if longer) are not counted: that is the jitter of the servers' block
-/// delivery (measured 40–90 ms).
+/// shows the same shortfall for a while and then catches up, and a late timer is no cause either.
+/// Shortfalls under `thresholdFrames` (0.25 s, or two fragments if longer) are not counted: that is the
+/// jitter of the servers' block delivery (measured 40–90 ms).
 ///
 /// Used under the mainloop lock only (by `CaptureStream`); allocates nothing after `init`.
 struct ServerWatch {

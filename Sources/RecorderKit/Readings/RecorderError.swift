@@ -93,3 +93,8 @@ public struct RecorderError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The message.
     public var description: String { message }
 }
+
+/// Seconds for a message: whole numbers without a fraction.
+func seconds(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+}

@@ -1,6 +1,7 @@
 // The public face of RecorderKit: an AudioQueue-style recorder over PulseAudio.
 import Glibc
 import Synchronization
+import Locking
 
 /// Records audio from a PulseAudio (or pipewire-pulse) source the way AudioQueue Services do.
 ///
@@ -25,11 +26,10 @@ import Synchronization
 /// Made from the input handler itself, they complete before they return: the buffer the handler was
 /// given is already in the file, and the recording ends with it. `waitForRecording()` is the one call
 /// that cannot be made from the handler (it would wait for itself): it throws `.invalidState` there.
-public final class Recorder: @unchecked Sendable {
-    // @unchecked Sendable: the mutable state lives in `Delivery` (locks/atomics), `CaptureStream`
-    // (mainloop lock) and `lifecycle` (a lock); the remaining stored properties are immutable.
+public final class Recorder: AudioMetering, Sendable {
 
-    /// The capture format (signed 16-bit big-endian PCM at this rate and channel count).
+    /// The capture format: big-endian PCM of its sample format (signed 16-bit by default) at this rate
+    /// and channel count.
     public let format: StreamFormat
     /// The source being recorded (the server's default resolved to its name).
     public let sourceName: String
@@ -40,20 +40,21 @@ public final class Recorder: @unchecked Sendable {
     /// How many buffers rotate.
     public let bufferCount: Int
 
-    private let capture: CaptureStream
-    private let delivery: Delivery
-    private let dataReady = Semaphore()
-    private let lifecycle = Locked(Lifecycle())
-    /// AVAudioRecorder's side: the path `record()` records to, and the last failure of its calls.
-    private let avState = Locked(AVState())
-    private let metering = MeteringSnapshot()
+    /// The meters (see `AudioMetering`), fed by the delivery thread with every buffer captured.
+    public let metering: Metering
 
-    private struct AVState {
+    let capture: CaptureStream
+    let delivery: Delivery
+    let lifecycle = Locked(Lifecycle())
+    /// AVAudioRecorder's side: the path `record()` records to, and the last failure of its calls.
+    let avState = Locked(AVState())
+
+    struct AVState {
         var path: String?
         var lastError: RecorderError?
     }
 
-    private struct Lifecycle {
+    struct Lifecycle {
         var stopped = false
         var encoderQuality: Double?
     }
@@ -70,7 +71,7 @@ public final class Recorder: @unchecked Sendable {
     /// Connects to the server and starts capturing and metering.
     ///
     /// - Parameters:
-    ///   - format: rate and channels; the server converts its source to signed 16-bit big-endian.
+    ///   - format: rate, channels and sample format; the server converts its source to it (big-endian).
     ///   - source: a source name (see `Recorder.sources()`), or nil for the server's default source.
     ///   - server: a server address (`unix:/path`, `tcp:host:port`), or nil for libpulse's usual
     ///     lookup, which honours `PULSE_SERVER`.
@@ -116,15 +117,17 @@ public final class Recorder: @unchecked Sendable {
         bufferFrameCapacity = bufferFrames
         let capacityBytes = bufferFrameCapacity * format.bytesPerFrame
         let pool = BufferPool(count: bufferCount, capacityBytes: capacityBytes)
+        let wake = Semaphore()
         capture = try CaptureStream(format: format, source: source, server: server, clientName: clientName,
                                     fragmentBytes: capacityBytes,
                                     maxQueueBytes: maxQueueDuration.map { Int(format.frames(seconds: $0) ?? 0) * format.bytesPerFrame },
-                                    pool: pool, dataReady: dataReady)
+                                    pool: pool, dataReady: wake)
         sourceName = capture.sourceName
         serverName = capture.serverName
-        delivery = Delivery(format: format, pool: pool, capture: capture, dataReady: dataReady,
+        delivery = Delivery(format: format, pool: pool, capture: capture, wake: wake,
                             reconnectTimeout: reconnectTimeout,
                             preRollFrames: Int(format.frames(seconds: maximumPreRoll) ?? 0))
+        metering = Metering(readout: delivery.readout)
         try delivery.start()
     }
 
@@ -135,459 +138,6 @@ public final class Recorder: @unchecked Sendable {
     static func bufferFrames(_ seconds: Double, format: StreamFormat) -> Int? {
         guard seconds.isFinite, (0.01...2).contains(seconds), let frames = format.frames(seconds: seconds) else { return nil }
         return max(1, Int(frames))
-    }
-
-    // MARK: Recording to a file
-
-    /// Starts writing captured packets to a new file at `path`; capture and metering go on as before.
-    ///
-    /// The container follows the extension: `.aiff`/`.aif` (classic AIFF, big-endian 16-bit), `.wav`,
-    /// `.caf`, `.flac`, `.au`, `.raw`, `.w64`, `.rf64` (see `FileType`), or `fileType`. `path` "-" is
-    /// standard output (AU unless `fileType` says otherwise; a pipe takes AU, raw, FLAC, Ogg Vorbis, Opus or MP3; no splitting).
-    /// The file starts with the first frame captured after this call.
-    /// - Parameters:
-    ///   - path: the file to create (or "-", standard output).
-    ///   - overwrite: replace an existing file (AudioFile's EraseFile flag); off by default, when an
-    ///     existing file is an error and is left untouched.
-    ///   - frameLimit: stop by itself after exactly this many frames (see `record(to:duration:)`).
-    ///   - preRoll: begin this many seconds before now, from the audio the recorder keeps
-    ///     (`maximumPreRoll`): at most that, and at most what was captured since the recorder started.
-    ///   - time: begin with the frame captured at this time, in `deviceCurrentTime`'s seconds
-    ///     (CLOCK_MONOTONIC), as AVAudioRecorder's `record(atTime:)`: a time to come is waited for (the
-    ///     recording is on, `currentTime` stays 0 until then); a time past begins as far back as the kept
-    ///     audio allows. The frame is reckoned from the arrival of the last data at the sample rate: it is
-    ///     the one captured at `time` within a fragment (`bufferDuration`) and the source's latency.
-    ///     `preRoll` counts back from it.
-    ///   - fileType: the container, when the extension does not say it (or says another).
-    ///   - maxFramesPerFile: split the recording: when a file reaches this many frames, or
-    ///     `maxBytesPerFile`, or what its container can describe (4 GiB for AIFF and AU, always applied; WAV becomes RF64),
-    ///     it is closed and the recording goes on, frame-exact, in `name-002.ext`, `name-003.ext`…
-    ///     (`RecordingSummary.files`).
-    ///   - maxBytesPerFile: split the recording when a file would grow past this many bytes, header included.
-    /// - Returns: the recorder frame position of the file's first frame (compare with
-    ///   `LevelReading.endFrame` and `CapturedBuffer.startFrame`).
-    ///
-    /// Any thread, the input handler included (the file then starts after the handler's buffer).
-    @discardableResult
-    public func record(to path: String, overwrite: Bool = false, frameLimit: Int64? = nil,
-                       preRoll: Double = 0, startingAt time: Double? = nil,
-                       maxFramesPerFile: Int64? = nil, maxBytesPerFile: Int64? = nil,
-                       fileType: FileType? = nil) throws(RecorderError) -> Int64 {
-        try startRecording(to: path, overwrite: overwrite, frameLimit: frameLimit, preRoll: preRoll, startingAt: time,
-                           maxFramesPerFile: maxFramesPerFile, maxBytesPerFile: maxBytesPerFile, trigger: nil,
-                           fileType: fileType)
-    }
-
-    /// Records sound-activated takes, as a field recorder's auto-record or sox's `silence` effect, live:
-    /// from now on a take begins when the level rises above `trigger.startAbove` (with `preRoll`
-    /// seconds before that buffer, so the onset is not clipped) and ends after it stayed below
-    /// `trigger.stopBelow` for `trigger.hang`. Each take goes into a numbered file, `name-001.ext`,
-    /// `name-002.ext`… (the first is created now, so a bad path fails here), or with `oneFile` one after
-    /// another into `path`. The recording lasts until `stopRecording()` (an open take ends there), or
-    /// `frameLimit` frames of listening; `RecordingSummary.takes` lists the takes, and the events
-    /// `takeStarted` / `takeEnded` report them as they happen. A recording that never took leaves no
-    /// file. `pause()` does nothing to it; markers may be added (between takes, one goes to the next
-    /// take's first frame).
-    ///
-    /// Threads: as `record(to:)`.
-    /// - Parameters:
-    ///   - path: the name the takes' files are numbered after (or the one file, with `oneFile`).
-    ///   - trigger: the levels and hang time that start and end a take.
-    ///   - overwrite: replace existing files.
-    ///   - frameLimit: stop listening after this many frames.
-    ///   - preRoll: seconds (0 … the recorder's `maximumPreRoll`) a take reaches back from the buffer that
-    ///     started it; no further back than the end of the take before it, or this call.
-    /// - Returns: the recorder frame from which the recording listens.
-    @discardableResult
-    public func record(to path: String, trigger: SoundTrigger, preRoll: Double = 0, overwrite: Bool = false,
-                       frameLimit: Int64? = nil) throws(RecorderError) -> Int64 {
-        guard trigger.startAbove.isFinite, (-159...0).contains(trigger.startAbove) else {
-            throw RecorderError(.invalidFormat,
-                "invalid start threshold \(trigger.startAbove) dBFS: use -159 to 0 dBFS, e.g. -40")
-        }
-        guard trigger.stopBelow.isFinite, (-160...trigger.startAbove).contains(trigger.stopBelow) else {
-            throw RecorderError(.invalidFormat,
-                "invalid stop threshold \(trigger.stopBelow) dBFS: use -160 dBFS up to the start threshold (\(trigger.startAbove))")
-        }
-        guard trigger.hang.isFinite, (0...3_600).contains(trigger.hang) else {
-            throw RecorderError(.invalidFormat, "invalid hang time \(trigger.hang) s: use 0 to 3600 seconds")
-        }
-        guard path != "-" else {
-            throw RecorderError(.invalidFormat,
-                "cannot record sound-activated takes to standard output: each take is a file of its own; give a file name")
-        }
-        return try startRecording(to: path, overwrite: overwrite, frameLimit: frameLimit, preRoll: preRoll, startingAt: nil,
-                                  maxFramesPerFile: nil, maxBytesPerFile: nil, trigger: trigger, fileType: nil)
-    }
-
-    private func startRecording(to path: String, overwrite: Bool, frameLimit: Int64?, preRoll: Double,
-                                startingAt time: Double?, maxFramesPerFile: Int64?, maxBytesPerFile: Int64?,
-                                trigger: SoundTrigger?, fileType: FileType?) throws(RecorderError) -> Int64 {
-        if path == "-" && (maxFramesPerFile != nil || maxBytesPerFile != nil) {
-            throw RecorderError(.invalidFormat,
-                "cannot split a recording to standard output into numbered files; give a file name to split")
-        }
-        guard preRoll.isFinite, preRoll >= 0, let preRollFrames = format.frames(seconds: preRoll) else {
-            throw RecorderError(.invalidFormat,
-                "invalid pre-roll \(preRoll) s: use 0 to \(seconds(Double(delivery.maximumPreRollFrames) / Double(format.sampleRate))) seconds "
-                + "(the recorder's maximumPreRoll)")
-        }
-        if let time, !(time.isFinite && time >= 0 && time < 1e9) {
-            throw RecorderError(.invalidFormat,
-                "invalid start time \(time) s: use a time in deviceCurrentTime's seconds (now: \(deviceCurrentTime))")
-        }
-        if let frameLimit, !(0...StreamFormat.maxFrameCount).contains(frameLimit) {
-            throw RecorderError(.invalidFormat,
-                "invalid frame limit \(frameLimit): use 0 to \(StreamFormat.maxFrameCount) frames")
-        }
-        if let maxFramesPerFile, !(1...StreamFormat.maxFrameCount).contains(maxFramesPerFile) {
-            throw RecorderError(.invalidFormat,
-                "invalid file length \(maxFramesPerFile) frames: use 1 to \(StreamFormat.maxFrameCount) frames")
-        }
-        if let maxBytesPerFile, maxBytesPerFile < 1 {
-            throw RecorderError(.invalidFormat,
-                "invalid file size limit \(maxBytesPerFile) bytes: use a positive number of bytes, more than the header")
-        }
-        let start = try lifecycle.withLock { lifecycle throws(RecorderError) -> Int64 in
-            guard !lifecycle.stopped else {
-                throw RecorderError(.invalidState, "cannot record to '\(path)': the recorder was stopped; create a new Recorder")
-            }
-            if let current = delivery.control.withLock({ $0.recordingPath }) {
-                throw RecorderError(.invalidState,
-                    "cannot record to '\(path)': already recording to '\(current)'; call stopRecording() first")
-            }
-            // Numbered takes: the first take's file, made ready now.
-            let firstPath = trigger.map { $0.oneFile ? path : FileType.numberedPath(path, 1) } ?? path
-            let writer = try SoundFileWriter(path: firstPath, format: format, overwrite: overwrite,
-                                             maxFramesPerWrite: bufferFrameCapacity, fileType: fileType,
-                                             quality: lifecycle.encoderQuality)
-            if FileSession.limit(of: writer, maxFrames: maxFramesPerFile, maxBytes: maxBytesPerFile,
-                                 bytesPerFrame: format.bytesPerFrame) < 1 {
-                writer.close()
-                if !overwrite && !writer.isStandardOutput && !writer.isDevice { unlink(writer.path) }
-                throw RecorderError(.invalidFormat,
-                    "invalid file size limit \(maxBytesPerFile ?? 0) bytes: the \(writer.fileType.rawValue.uppercased()) "
-                    + "header alone takes \(writer.headerBytes); allow more")
-            }
-            return capture.withLock {
-                // The lock holds the read callback off: every frame after `start` reaches the new session.
-                var start = capture.framePosition
-                if let time { start = capture.frameCaptured(at: Int64((time * 1e9).rounded())) }
-                // A sound-activated recording's pre-roll is its takes', not its own.
-                if trigger == nil { start -= preRollFrames }
-                // Frames before the capture position come from the kept audio, no further back than it
-                // reaches (its spare buffers cover the one that may be delivered before the delivery
-                // thread takes this recording); without kept audio, a take begins now at the earliest.
-                let earliest = delivery.maximumPreRollFrames > 0
-                    ? max(0, delivery.framePosition.load(ordering: .acquiring) - delivery.maximumPreRollFrames)
-                    : capture.framePosition
-                start = max(start, earliest)
-                let takes = trigger.map { trigger in
-                    TakeState(trigger: trigger, hangFrames: format.frames(seconds: trigger.hang) ?? 0,
-                              preRollFrames: preRollFrames, lastEnd: start)
-                }
-                let session = FileSession(writer: writer, format: format, overwrite: overwrite, startFrame: start,
-                                          maxFramesPerFile: maxFramesPerFile, maxBytesPerFile: maxBytesPerFile,
-                                          baseName: trigger.map { $0.oneFile ? nil : path } ?? nil, takes: takes)
-                delivery.control.withLock { control in
-                    control.recordingNumber += 1
-                    session.number = control.recordingNumber
-                    control.pending = session
-                    control.recordingPath = path
-                    control.endFrame = frameLimit.map { start + $0 }
-                    control.stopRequested = false
-                    control.recordingStart = start
-                    // Sound-activated: paused (listening) until the first take.
-                    control.pauses = trigger == nil ? [] : [PauseSpan(from: start, to: nil)]
-                    control.isTriggered = trigger != nil
-                    control.markers = []
-                    control.remainingAtPause = nil
-                }
-                return start
-            }
-        }
-        dataReady.post()
-        return start
-    }
-
-    /// Records exactly `duration` seconds (rounded to whole frames) into `path`, then closes the file by
-    /// itself (AVAudioRecorder's `record(forDuration:)`); `waitForRecording()` waits for it.
-    @discardableResult
-    public func record(to path: String, duration: Double, overwrite: Bool = false) throws(RecorderError) -> Int64 {
-        guard let frames = format.frames(seconds: duration) else {
-            throw RecorderError(.invalidFormat,
-                "invalid duration \(duration) s: use 0 to \(Int64(format.maxSeconds)) seconds at \(format.sampleRate) Hz")
-        }
-        return try record(to: path, overwrite: overwrite, frameLimit: frames)
-    }
-
-    /// True from `record(to:)` until the file is closed (paused included).
-    public var isRecording: Bool { delivery.control.withLock { $0.recordingPath != nil } }
-
-    // MARK: Pausing
-
-    /// Pauses the recording, as AudioQueuePause and AVAudioRecorder's `pause()`: frames captured from
-    /// now on are left out of the file until `resume()` (or `record()`); capture, the meters, the
-    /// readings and the input handler go on. A duration (`record(to:duration:)`) counts recorded time
-    /// only: the pause extends the take. Pausing a paused recording does nothing; with nothing being
-    /// recorded, as AVAudioRecorder, nothing happens and nil is returned.
-    ///
-    /// Threads: any, the input handler and the stream consumers included; it never waits for the
-    /// delivery thread.
-    /// - Returns: the recorder frame where the pause begins (the first frame left out), or nil when
-    ///   nothing is being recorded.
-    @discardableResult
-    public func pause() -> Int64? {
-        capture.withLock {
-            return delivery.control.withLock { control -> Int64? in
-                guard control.recordingPath != nil, !control.isTriggered else { return nil }
-                if let open = control.pauses.last, open.to == nil { return open.from }
-                // The lock holds the read callback off: the frame is exactly where capture stands (or
-                // where a timed take is to begin, if that is still to come).
-                let frame = max(capture.positionNow, control.recordingStart)
-                control.pauses.append(PauseSpan(from: frame, to: nil))
-                // A take of fixed length keeps what it still has to record for after the pause (not
-                // once a stop is under way: its cut is the end).
-                if !control.stopRequested && !control.shutdownRequested, let end = control.endFrame, end > frame {
-                    control.remainingAtPause = end - max(frame, control.recordingStart)
-                    control.endFrame = nil
-                }
-                delivery.events.yield(.recordingPaused(atFrame: frame))
-                return frame
-            }
-        }
-    }
-
-    /// Resumes a paused recording (AVAudioRecorder's `record()` after `pause()`): the file goes on with
-    /// the next frame captured, joined to the audio before the pause without a frame lost or repeated.
-    /// Does nothing when the recording is not paused (or there is none).
-    ///
-    /// Threads: any, as `pause()`.
-    /// - Returns: the recorder frame where the recording resumed, or nil if it was not paused.
-    @discardableResult
-    public func resume() -> Int64? {
-        capture.withLock {
-            let frame = capture.positionNow
-            return delivery.control.withLock { control -> Int64? in
-                guard control.isPaused, let from = control.pauses.last?.from else { return nil }
-                let resumed = max(frame, from)
-                control.pauses[control.pauses.count - 1].to = resumed
-                if let remaining = control.remainingAtPause, !control.stopRequested && !control.shutdownRequested {
-                    control.endFrame = resumed + remaining
-                    control.remainingAtPause = nil
-                }
-                delivery.events.yield(.recordingResumed(atFrame: resumed, pausedFrames: resumed - from))
-                return resumed
-            }
-        }
-    }
-
-    /// True while the recording is paused.
-    public var isPaused: Bool { delivery.control.withLock { $0.isPaused } }
-
-    // MARK: Markers
-
-    /// Marks the frame being captured now in the recording, as a field recorder's marker button: the
-    /// file holds it when it is closed (AIFF `MARK`, WAV `cue ` with a `labl` label; CAF and FLAC
-    /// cannot, see `RecordingMarker.isStoredInFile`), the summary lists it with its file and frame,
-    /// and `.markerAdded` reports it at once. While paused, the marker is at the join; before a timed
-    /// or pre-rolled take has reached its first frame, at the take's start; after the recording's end
-    /// (a stop being carried out), at its end.
-    ///
-    /// Threads: any, the input handler and the stream consumers included; it never waits for the
-    /// delivery thread.
-    /// - Parameter label: the marker's name; empty: "marker N", numbered from 1 in each recording.
-    ///   Control characters become spaces, and it is cut to 255 bytes of UTF-8 (AIFF's limit).
-    /// - Returns: the marker's position in the recording, in frames from its first frame (across split
-    ///   files, paused frames left out).
-    /// - Throws: `.invalidState` when nothing is being recorded, or when the recording already has
-    ///   32 767 markers (the most a file holds).
-    @discardableResult
-    public func addMarker(_ label: String = "") throws(RecorderError) -> Int64 {
-        try capture.withLock { () -> Result<Int64, RecorderError> in
-            delivery.control.withLock { control -> Result<Int64, RecorderError> in
-                guard let path = control.recordingPath else {
-                    return .failure(RecorderError(.invalidState,
-                        "cannot add a marker: nothing is being recorded; call record(to:) first"))
-                }
-                guard control.markers.count < MarkerChunk.maxCount else {
-                    return .failure(RecorderError(.invalidState,
-                        "cannot add a marker to '\(path)': it has \(MarkerChunk.maxCount) markers, the most a file holds"))
-                }
-                // The lock holds the read callback off: the frame is exactly where capture stands.
-                var frame = max(capture.framePosition, control.recordingStart)
-                if let end = control.endFrame { frame = min(frame, max(end, control.recordingStart)) }
-                let position = frame - control.recordingStart - control.pauses.pausedFrames(before: frame)
-                let name = label.isEmpty ? "marker \(control.markers.count + 1)" : MarkerChunk.sanitized(label)
-                control.markers.append(PendingMarker(position: position, label: name))
-                delivery.events.yield(.markerAdded(label: name, atFrame: frame, recordingFrame: position))
-                return .success(position)
-            }
-        }.get()
-    }
-
-    /// Seconds recorded into the current recording so far, pauses left out (AVAudioRecorder's
-    /// `currentTime`), as of the last buffer delivered; 0 when not recording.
-    public var currentTime: Double {
-        let position = delivery.framePosition.load(ordering: .acquiring)
-        let frames = delivery.control.withLock { control -> Int64 in
-            guard control.recordingPath != nil, position > control.recordingStart else { return 0 }
-            let end = control.endFrame.map { min($0, position) } ?? position
-            return control.pauses.recordedFrames(in: control.recordingStart..<max(control.recordingStart, end))
-        }
-        return Double(frames) / Double(format.sampleRate)
-    }
-
-    // MARK: AVAudioRecorder's names
-
-    /// AVAudioRecorder's `init(url:settings:)`: a recorder that records to `path` when `record()` is
-    /// called (the container follows the extension, as for `record(to:)`). Capture and metering start
-    /// now, as for `init(format:source:server:…)`.
-    public convenience init(path: String, settings: RecorderSettings = RecorderSettings()) throws(RecorderError) {
-        let format = try StreamFormat(sampleRate: settings.sampleRate, channelCount: settings.numberOfChannels,
-                                      sampleFormat: settings.sampleFormat)
-        try self.init(format: format, source: settings.source, server: settings.server,
-                      maximumPreRoll: settings.maximumPreRoll)
-        avState.withLock { $0.path = path }
-        encoderQuality = settings.encoderQuality
-    }
-
-    /// The file `record()` records to (AVAudioRecorder's `url`): the path given to `init(path:settings:)`,
-    /// else that of the recording in progress or of the last one; nil before any.
-    public var path: String? {
-        if let path = avState.withLock({ $0.path }) { return path }
-        return delivery.control.withLock { $0.recordingPath ?? $0.lastSummary?.path }
-    }
-
-    /// Why the last `prepareToRecord()`, `record()`, `record(forDuration:)`, `record(atTime:)` or
-    /// `deleteRecording()` returned false (AVAudioRecorder's calls say only false; the one-line error
-    /// is kept here); nil after one that succeeded.
-    public var lastError: RecorderError? { avState.withLock { $0.lastError } }
-
-    /// AVAudioRecorder's `prepareToRecord()`: capture already runs from creation, so this checks that
-    /// `path` is set and that its directory exists and is writable. The file itself is created by
-    /// `record()`.
-    @discardableResult
-    public func prepareToRecord() -> Bool {
-        avCall { () throws(RecorderError) in
-            let path = try avPath("prepare to record")
-            let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-            guard access(directory.isEmpty ? "/" : directory, W_OK | X_OK) == 0 else {
-                throw RecorderError(.cannotCreateFile,
-                    "cannot record to '\(path)': \(String(cString: strerror(errno))) (its directory '\(directory)'); "
-                    + "choose a directory that exists and that you may write to")
-            }
-        }
-    }
-
-    /// AVAudioRecorder's `record()`: starts recording to `path`, replacing a file there (as
-    /// AVAudioRecorder does), or resumes a paused recording. True if recording now.
-    ///
-    /// Threads: any, as `record(to:)`.
-    @discardableResult
-    public func record() -> Bool {
-        avCall { () throws(RecorderError) in
-            if isPaused { resume(); return }
-            if isRecording { return }
-            try record(to: try avPath("record"), overwrite: true)
-        }
-    }
-
-    /// AVAudioRecorder's `record(forDuration:)`: records exactly `duration` seconds to `path`, then
-    /// closes the file by itself.
-    @discardableResult
-    public func record(forDuration duration: Double) -> Bool {
-        avCall { () throws(RecorderError) in
-            try record(to: try avPath("record"), duration: duration, overwrite: true)
-        }
-    }
-
-    /// AVAudioRecorder's `record(atTime:)`: records to `path` from the frame captured at `time`, in
-    /// `deviceCurrentTime`'s seconds (see `record(to:startingAt:)` for its precision).
-    @discardableResult
-    public func record(atTime time: Double) -> Bool {
-        avCall { () throws(RecorderError) in
-            try record(to: try avPath("record"), overwrite: true, startingAt: time)
-        }
-    }
-
-    /// AVAudioRecorder's `record(atTime:forDuration:)`: `duration` seconds from the frame captured at `time`.
-    @discardableResult
-    public func record(atTime time: Double, forDuration duration: Double) -> Bool {
-        avCall { () throws(RecorderError) in
-            guard let frames = format.frames(seconds: duration) else {
-                throw RecorderError(.invalidFormat,
-                    "invalid duration \(duration) s: use 0 to \(Int64(format.maxSeconds)) seconds at \(format.sampleRate) Hz")
-            }
-            try record(to: try avPath("record"), overwrite: true, frameLimit: frames, startingAt: time)
-        }
-    }
-
-    /// AVAudioRecorder's `deleteRecording()`: removes the recorded file (and the numbered files a
-    /// split recording went on in). False while recording (stop it first, as AVAudioRecorder asks) or
-    /// if a file could not be removed.
-    @discardableResult
-    public func deleteRecording() -> Bool {
-        avCall { () throws(RecorderError) in
-            let path = try avPath("delete the recording")
-            if path == "-" {
-                throw RecorderError(.invalidState, "cannot delete a recording made to standard output; it is not a file")
-            }
-            if isRecording {
-                throw RecorderError(.invalidState,
-                    "cannot delete '\(path)' while it is being recorded; call stopRecording() first")
-            }
-            let last = delivery.control.withLock { $0.lastSummary }
-            let files = last?.path == path ? last?.files ?? [path] : [path]
-            for file in files where unlink(file) != 0 && errno != ENOENT {
-                throw RecorderError(.cannotCreateFile,
-                    "cannot delete '\(file)': \(String(cString: strerror(errno))); check the directory's permissions")
-            }
-        }
-    }
-
-    /// The current time of the clock `record(atTime:)` takes (CLOCK_MONOTONIC, seconds), as
-    /// AVAudioRecorder's `deviceCurrentTime`; the same clock as `Player.deviceCurrentTime`.
-    public var deviceCurrentTime: Double { Double(monotonicNanoseconds()) / 1e9 }
-
-    /// Whether `updateMeters()` takes readings (AVAudioRecorder's `isMeteringEnabled`); off by default,
-    /// when `peakPower(forChannel:)` and `averagePower(forChannel:)` read −160. (`getPeakPower()`,
-    /// the level streams and the standard meters always run.)
-    public var isMeteringEnabled: Bool {
-        get { metering.isEnabled }
-        set { metering.isEnabled = newValue }
-    }
-
-    /// Takes the levels of the latest buffer captured, for `peakPower(forChannel:)` and
-    /// `averagePower(forChannel:)` to return until the next call (AVAudioRecorder's `updateMeters()`).
-    public func updateMeters() { metering.update(from: delivery.readout) }
-
-    /// Sample peak of `channel` (from 0) as of `updateMeters()`, in dBFS: 0 full scale, −160 silence,
-    /// a channel that does not exist, or metering not enabled.
-    public func peakPower(forChannel channel: Int) -> Float { metering.peakPower(channel) }
-
-    /// RMS of `channel` as of `updateMeters()`, in dBFS (a full-scale sine reads −3.01); −160 as for
-    /// `peakPower(forChannel:)`.
-    public func averagePower(forChannel channel: Int) -> Float { metering.averagePower(channel) }
-
-    private func avPath(_ action: String) throws(RecorderError) -> String {
-        guard let path = self.path else {
-            throw RecorderError(.invalidState,
-                "cannot \(action): no file was given; create the recorder with init(path:settings:) or call record(to:)")
-        }
-        return path
-    }
-
-    /// Runs an AVAudioRecorder-style call: true if it succeeded; else false, its error in `lastError`.
-    private func avCall(_ body: () throws(RecorderError) -> Void) -> Bool {
-        do {
-            try body()
-            avState.withLock { $0.lastError = nil }
-            return true
-        } catch {
-            avState.withLock { $0.lastError = error }
-            return false
-        }
     }
 
     /// Writes every frame captured so far, finalizes the header and closes the file; capture and
@@ -601,9 +151,9 @@ public final class Recorder: @unchecked Sendable {
     /// - Throws: the recording's error if it ended by a failure (the file is still closed and valid).
     @discardableResult
     public func stopRecording() throws(RecorderError) -> RecordingSummary? {
-        if delivery.isCurrentThread { return try delivery.stopRecordingInline() }
+        if delivery.worker.isCurrentThread { return try delivery.stopRecordingInline() }
         guard let number = delivery.requestStop() else { return nil }
-        delivery.wait { $0.finishedNumber >= number || $0.exited }
+        delivery.worker.wait { $0.finishedNumber >= number || $0.exited }
         return try delivery.result(of: number)
     }
 
@@ -611,7 +161,7 @@ public final class Recorder: @unchecked Sendable {
     @discardableResult
     public func stopRecording() async throws(RecorderError) -> RecordingSummary? {
         guard let number = delivery.requestStop() else { return nil }
-        await delivery.wait { $0.finishedNumber >= number || $0.exited }
+        await delivery.worker.wait { $0.finishedNumber >= number || $0.exited }
         return try delivery.result(of: number)
     }
 
@@ -624,21 +174,21 @@ public final class Recorder: @unchecked Sendable {
     /// - Throws: the recording's error if it ended by a failure (the file is still closed and valid).
     @discardableResult
     public func waitForRecording() throws(RecorderError) -> RecordingSummary? {
-        if delivery.isCurrentThread {
+        if delivery.worker.isCurrentThread {
             throw RecorderError(.invalidState,
                 "waitForRecording() was called from the input handler, whose return the recording waits for; "
                 + "call stopRecording() there, or wait from another thread")
         }
-        let number = delivery.control.withLock { $0.recordingPath != nil ? $0.recordingNumber : nil }
-        if let number { delivery.wait { $0.finishedNumber >= number || $0.exited } }
+        let number = delivery.control.withLock { $0.recording?.number }
+        if let number { delivery.worker.wait { $0.finishedNumber >= number || $0.exited } }
         return try delivery.result(of: number)
     }
 
     /// `waitForRecording()` for Swift concurrency: suspends until the recording ends, blocking no thread.
     @discardableResult
     public func waitForRecording() async throws(RecorderError) -> RecordingSummary? {
-        let number = delivery.control.withLock { $0.recordingPath != nil ? $0.recordingNumber : nil }
-        if let number { await delivery.wait { $0.finishedNumber >= number || $0.exited } }
+        let number = delivery.control.withLock { $0.recording?.number }
+        if let number { await delivery.worker.wait { $0.finishedNumber >= number || $0.exited } }
         return try delivery.result(of: number)
     }
 
@@ -686,19 +236,6 @@ public final class Recorder: @unchecked Sendable {
         }
     }
 
-    /// A stream of readings, one per completed buffer, from now until `stop()`. Each call makes a new,
-    /// independent stream; none drops a reading.
-    public func levelReadings() -> AsyncStream<LevelReading> { delivery.readout.levels.makeStream() }
-
-    /// A stream of `kind` meter readings, one per completed buffer, from now until `stop()`: each call
-    /// makes a new meter, fed on the delivery thread with every buffer from now on (a loudness meter's
-    /// integrated value covers what it was fed). The meters are defined in `StandardMeter`.
-    /// - Throws: `.invalidFormat` for options out of range.
-    public func meterReadings(_ kind: MeterKind, options: MeterOptions = MeterOptions()) throws(RecorderError)
-        -> AsyncStream<MeterReading> {
-        try delivery.readout.meters.makeStream(kind: kind, format: format, options: options)
-    }
-
     /// A stream of events (dropped frames, finished recordings, capture failure) until `stop()`.
     public func events() -> AsyncStream<RecorderEvent> { delivery.events.makeStream() }
 
@@ -721,12 +258,6 @@ public final class Recorder: @unchecked Sendable {
     /// Frames of silence written for reconnection gaps since capture began.
     public var gapFrames: Int64 { capture.gapFrames.frames }
 
-    /// For tests: the timeline frame up to which the server had captured when the last stop asked.
-    var lastDrain: Locked<Int64?> { delivery.lastDrain }
-
-    /// For the tests: capture has stopped reading for want of a free buffer (a fragment may be peeked).
-    var captureIsStalled: Bool { capture.stalled.load(ordering: .acquiring) }
-
     // MARK: Lifecycle
 
     /// Ends capture: closes any recording (as `stopRecording()`), disconnects, and finishes the streams.
@@ -738,17 +269,17 @@ public final class Recorder: @unchecked Sendable {
     /// the handler returns.
     public func stop() {
         markStopped()
-        if delivery.isCurrentThread {
+        if delivery.worker.isCurrentThread {
             delivery.shutdownInline()
             return
         }
-        delivery.wait { $0.exited }
+        delivery.worker.wait { $0.exited }
     }
 
     /// `stop()` for Swift concurrency: suspends until capture has ended, blocking no thread.
     public func stop() async {
         markStopped()
-        await delivery.wait { $0.exited }
+        await delivery.worker.wait { $0.exited }
     }
 
     private func markStopped() {

@@ -37,7 +37,7 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
         let path = "/tmp/recorder-micro-\(getpid()).aiff"
         let writer = try SoundFileWriter(path: path, format: .default, overwrite: true)
         try buffer.withUnsafeBytes { bytes in
-            for _ in benchmark.scaledIterations { try writer.write(bigEndianS16: bytes) }
+            for _ in benchmark.scaledIterations { try writer.write(packets: bytes) }
         }
         writer.close()
         unlink(path)

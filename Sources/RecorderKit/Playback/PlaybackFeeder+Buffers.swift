@@ -1,0 +1,152 @@
+// How the player's worker fills buffers (from the file, the output callback, or silence before a timed
+// start) and publishes each one's meter reading as it begins to be heard.
+import Glibc
+import Locking
+import Synchronization
+
+extension PlaybackFeeder {
+    /// Fills free buffers from the source while the stream is open and the source has audio.
+    func fill() {
+        guard stream.withLock({ stream.isOpen($0) }) else { return }
+        while !state.sourceEnded || state.leadIn > 0, let index = pool.free.pop() {
+            let leadIn = state.leadIn > 0
+            let startFrame = state.decodeFrame
+            let frames = leadIn ? fillSilence(index) : fillFromSource(index)
+            guard frames > 0 else {
+                pool.free.push(index)
+                break
+            }
+            pool.setByteCount(frames * format.bytesPerFrame, of: index)
+            pool.setStartFrame(state.streamFrames, of: index)
+            keep(index, frames: frames, fileStart: startFrame, leadIn: leadIn)
+            pool.filled.push(index)
+            atomicMemoryFence(ordering: .sequentiallyConsistent)
+            if stream.starving.load(ordering: .sequentiallyConsistent) { stream.resume() }
+        }
+    }
+
+    func fillSilence(_ index: Int) -> Int {
+        let frames = Int(min(state.leadIn, Int64(pool.capacityBytes / format.bytesPerFrame)))
+        memset(pool.bytes(of: index), 0, frames * format.bytesPerFrame)
+        state.leadIn -= Int64(frames)
+        return frames
+    }
+
+    /// Decodes into buffer `index`; returns the frames put there (0 when the source has ended).
+    func fillFromSource(_ index: Int) -> Int {
+        let capacity = pool.capacityBytes / format.bytesPerFrame
+        var wanted = capacity
+        if let remaining = state.remaining { wanted = Int(min(Int64(capacity), remaining)) }
+        var frames = 0
+        let destination = pool.bytes(of: index)
+        switch source {
+        case .file(let reader):
+            while frames < wanted {
+                let read = state.scratch.withUnsafeMutableBufferPointer {
+                    reader.read(into: $0.baseAddress!, frames: wanted - frames)
+                }
+                if read == 0 {
+                    if let error = reader.readError {
+                        state.endError = error
+                        events.yield(.decodeError(error, atFrame: state.decodeFrame))
+                        state.sourceEnded = true
+                        break
+                    }
+                    let loops = control.withLock { $0.numberOfLoops }
+                    if (loops < 0 || state.loopsDone < loops), reader.frameCount > 0, reader.seek(to: 0) {
+                        state.loopsDone += 1
+                        state.decodeFrame = 0
+                        continue
+                    }
+                    state.sourceEnded = true
+                    break
+                }
+                state.scratch.withUnsafeBufferPointer {
+                    encodeBigEndianInt16($0.baseAddress!, count: read * format.channelCount,
+                                 into: destination + frames * format.bytesPerFrame)
+                }
+                frames += read
+                state.decodeFrame += Int64(read)
+            }
+        case .callback(let handler):
+            memset(destination, 0, capacity * format.bytesPerFrame)
+            var buffer = OutputBuffer(startFrame: state.decodeFrame, frameCapacity: wanted, format: format,
+                                      bytes: UnsafeMutableRawBufferPointer(start: destination, count: wanted * format.bytesPerFrame))
+            handler(&buffer)
+            frames = max(0, min(wanted, buffer.frameCount))
+            if frames < wanted { state.sourceEnded = true }
+            state.decodeFrame += Int64(frames)
+        }
+        if var remaining = state.remaining {
+            remaining -= Int64(frames)
+            state.remaining = remaining
+            if remaining <= 0 {
+                state.remaining = nil
+                state.sourceEnded = true
+            }
+        }
+        return frames
+    }
+
+    /// Keeps a copy of a filled buffer and its place until it is heard.
+    func keep(_ index: Int, frames: Int, fileStart: Int64, leadIn: Bool) {
+        if state.freeSlots.isEmpty { publishOldest() }
+        let slot = state.freeSlots.removeLast()
+        memcpy(history + slot * pool.capacityBytes, pool.bytes(of: index), frames * format.bytesPerFrame)
+        let start = state.streamFrames
+        state.streamFrames += Int64(frames)
+        state.pending.append(Pending(streamEnd: state.streamFrames, frames: frames, fileStart: fileStart, fileEnd: state.decodeFrame,
+                                     isLeadIn: leadIn, slot: slot))
+        playhead.withLock { playhead in
+            playhead.spans.append(.init(streamStart: start, frames: Int64(frames),
+                                        fileStart: fileStart, isLeadIn: leadIn))
+        }
+    }
+
+    /// Publishes the reading of every buffer that has begun to be heard (its first frame played): the
+    /// needle moves as the sound it measures starts, as a meter on the output would.
+    func publishHeard() {
+        guard let played = stream.withLock({ stream.playedFrames($0) }) else { return }
+        let heard = state.heardBefore + heardInStream(played: played)
+        control.withLock { $0.heardFrames = heard }
+        guard !state.pending.isEmpty else { return }
+        while let first = state.pending.first, first.streamStart < played { publishOldest() }
+        // Spans before the one being heard are no longer needed for `currentTime`.
+        playhead.withLock { playhead in
+            while playhead.spans.count > 1, playhead.spans[0].streamStart + playhead.spans[0].frames <= played {
+                playhead.spans.removeFirst()
+            }
+        }
+    }
+
+    /// Frames of audio the open stream has played when its clock reads `played` (nil: it cannot tell,
+    /// and the buffers that began to be heard count). The stream's lead-in silence comes first.
+    func heardInStream(played: Int64?) -> Int64 {
+        guard let played else { return state.publishedAudio }
+        return max(0, min(played, state.streamFrames) - state.streamLeadIn)
+    }
+
+    func publishOldest() {
+        guard !state.pending.isEmpty else { return }
+        let entry = state.pending.removeFirst()
+        state.freeSlots.append(entry.slot)
+        guard !entry.isLeadIn else { return }
+        state.publishedAudio += Int64(entry.frames)
+        state.lastHeardFrame = entry.fileStart
+        let bytes = UnsafeRawBufferPointer(start: history + entry.slot * pool.capacityBytes,
+                                           count: entry.frames * format.bytesPerFrame)
+        readout.measure(bytes, into: &state.meterScratch)
+        readout.publish(bytes, endFrame: entry.fileEnd, frameCount: entry.frames, measured: state.meterScratch)
+    }
+
+    func reportUnderflows() {
+        let count = stream.underflows.load(ordering: .relaxed)
+        guard count > state.reportedUnderflows else { return }
+        let fresh = count - state.reportedUnderflows
+        state.reportedUnderflows = count
+        // Running out at the end of what there was to play is the end, not an underrun.
+        guard !state.sourceEnded, state.mode == .playing else { return }
+        underruns.add(fresh, ordering: .relaxed)
+        events.yield(.underrun(atFrame: currentFrame))
+    }
+}

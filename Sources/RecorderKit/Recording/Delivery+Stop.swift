@@ -1,0 +1,103 @@
+// How the recorder's worker ends a recording: it drains what the server captured, cuts, and closes the file.
+import Glibc
+import Locking
+
+extension Delivery {
+    /// Starts or advances a requested stop. Called between buffers, so a stop is carried out even
+    /// while buffers keep coming (a handler slower than real time).
+    func serviceStop() {
+        guard state.session != nil, !state.cutDone else { return }
+        if state.drainDeadline == nil {
+            if control.withLock({ $0.isStopping }) { startDrain() }
+        } else {
+            advanceDrain()
+        }
+    }
+
+    /// A stop: ask the server how far it has captured and go on delivering until that has arrived
+    /// (at most `drainTimeout`), then cut. Nothing blocks meanwhile.
+    func startDrain() {
+        if capture.withLock({ capture.requestCapturedPosition($0) }) {
+            state.drainDeadline = monotonicNanoseconds() + Self.drainTimeout
+        } else {
+            lastDrain.withLock { $0 = nil }
+            cut(at: nil)
+        }
+    }
+
+    func advanceDrain() {
+        guard let deadline = state.drainDeadline else { return }
+        let status = capture.withLock { capture.drainStatus($0) }
+        guard status != nil || monotonicNanoseconds() >= deadline else { return }
+        lastDrain.withLock { $0 = status ?? nil }
+        cut(at: status ?? nil)
+    }
+
+    /// Ends the recording at `frame` (what the server had captured when asked), or, when the server
+    /// could not say, at what has arrived by now: takes it from libpulse, hands on the partial buffer.
+    func cut(at frame: Int64?) {
+        state.drainDeadline = nil
+        let end = flushAll(upTo: frame)
+        if state.session != nil {
+            control.withLock { $0.recording?.cut(at: end) }
+            state.cutDone = true
+        }
+        deliverAvailable()
+    }
+
+    /// Takes from libpulse every frame before `frame` (nil: what has arrived by now) and hands on the
+    /// partial buffer, delivering buffers whenever none is free; returns where the recording may end.
+    func flushAll(upTo frame: Int64?) -> Int64 {
+        // Everything that has arrived by now (at least the server's count when asked, which the
+        // drain waited for): fixed here, so a consumer slower than real time cannot keep it moving.
+        let target = max(frame ?? 0, capture.withLock { capture.arrivedFrames($0) })
+        while true {
+            let end = capture.withLock { lock -> Int64? in
+                capture.endDrain(lock)
+                return capture.flush(upTo: target, lock)
+            }
+            if let end { return end }
+            guard let index = pool.filled.pop() else {
+                return capture.withLock { capture.framePosition($0) }  // cannot happen: every buffer is queued
+            }
+            deliver(index)
+            release(index)
+        }
+    }
+
+    /// Closes the current file (valid header) and tells whoever waits.
+    func finish(error: RecorderError?) {
+        guard let session = state.session else { return }
+        let recording = control.withLock { $0.recording }
+        reportNotices(recording)
+        closeLoss(recording)
+        state.session = nil
+        state.cutDone = false
+        if state.drainDeadline != nil {
+            state.drainDeadline = nil
+            capture.withLock { capture.endDrain($0) }
+        }
+        endTake(session)
+        // (`endTake` may have moved the trigger's last end; the markers and pauses are as before.)
+        session.closeFile(markers: recording?.markers ?? [], last: true)
+        // A sound-activated recording that never took leaves no file (it created the one it had ready).
+        let untaken = recording?.isTriggered == true && session.takes.isEmpty
+        if untaken { unlink(session.files[0]) }
+        let summary = RecordingSummary(path: session.files[0], files: untaken ? [] : session.files,
+                                       fileType: session.writer.fileType, startFrame: session.startFrame,
+                                       frameCount: session.frameCount, droppedFrames: session.droppedFrames,
+                                       gaps: session.gaps,
+                                       pauses: recording.map { $0.isTriggered ? [] : $0.joins(frameCount: session.frameCount,
+                                                                                                sampleRate: format.sampleRate) } ?? [],
+                                       markers: session.markers, takes: session.takes,
+                                       levels: session.totals.levels,
+                                       clippedSamples: session.totals.clippedSamples, error: error)
+        control.change { control in
+            control.recording = nil
+            control.finishedNumber = session.number
+            control.summaries.append((session.number, summary))
+            if control.summaries.count > 8 { control.summaries.removeFirst() }
+        }
+        events.yield(.recordingFinished(summary))
+    }
+}
