@@ -19,8 +19,8 @@ struct Play: AsyncParsableCommand {
         valueName: "sink"))
     var device: String?
 
-    @Option(help: "Server address (default: PULSE_SERVER or the usual lookup).")
-    var server: String?
+    @OptionGroup var connection: ServerOption
+    var server: String? { connection.server }
 
     @Option(parsing: .unconditional, help: "Linear gain 0 to 1 (1: the file as it is).")
     var volume: Float = 1

@@ -103,8 +103,8 @@ struct CaptureOptions: ParsableArguments {
         valueName: "source"))
     var source: String?
 
-    @Option(help: "Server address, e.g. unix:/run/user/1000/pulse/native (default: PULSE_SERVER or the usual lookup).")
-    var server: String?
+    @OptionGroup var connection: ServerOption
+    var server: String? { connection.server }
 
     @Option(parsing: .unconditional, help: "Stop after exactly this many seconds (rounded to whole frames).")
     var duration: Double?
@@ -261,31 +261,9 @@ struct Sources: ParsableCommand {
         abstract: "List the server's capture sources.",
         discussion: "Each line: the index, * for the default and m for a monitor, the name, the format, the description. `--source` takes any of the index, the name and the description.")
 
-    @Option(help: "Server address (default: PULSE_SERVER or the usual lookup).")
-    var server: String?
+    @OptionGroup var list: DeviceListOptions
 
-    @Flag(help: "One JSON object per source, one per line.")
-    var json = false
-
-    func run() throws {
-        let sources: [SourceInfo]
-        do {
-            sources = try Recorder.sources(server: server)
-        } catch {
-            throw fail(error)
-        }
-        for source in sources {
-            if json {
-                writeOutput("{\"channels\":\(source.channelCount),\"default\":\(source.isDefault),"
-                      + "\"description\":\(jsonString(source.description)),\"index\":\(source.index),\"monitor\":\(source.isMonitor),"
-                      + "\"name\":\(jsonString(source.name)),\"sample_format\":\(jsonString(source.sampleFormat)),"
-                      + "\"sample_rate\":\(source.sampleRate)}\n")
-            } else {
-                let marks = (source.isDefault ? "*" : " ") + (source.isMonitor ? "m" : " ")
-                writeOutput("\(padded(source.index)) \(marks) \(source.name)\t\(source.sampleFormat) \(source.channelCount)ch \(source.sampleRate)Hz\t\(source.description)\n")
-            }
-        }
-    }
+    func run() throws { try list.print { server throws(RecorderError) in try Recorder.sources(server: server) } }
 }
 
 struct Sinks: ParsableCommand {
@@ -293,26 +271,44 @@ struct Sinks: ParsableCommand {
         abstract: "List the server's playback sinks.",
         discussion: "Each line: the index, * for the default, the name, the format, the description. `play --device` takes any of the index, the name and the description.")
 
-    @Option(help: "Server address (default: PULSE_SERVER or the usual lookup).")
-    var server: String?
+    @OptionGroup var list: DeviceListOptions
 
-    @Flag(help: "One JSON object per sink, one per line.")
+    func run() throws { try list.print(monitors: false) { server throws(RecorderError) in try Player.sinks(server: server) } }
+}
+
+/// `--server`, the same on every command that connects.
+struct ServerOption: ParsableArguments {
+    @Option(help: "Server address, e.g. unix:/run/user/1000/pulse/native (default: PULSE_SERVER or the usual lookup).")
+    var server: String?
+}
+
+/// The options of `sources` and `sinks`, and the list they print.
+struct DeviceListOptions: ParsableArguments {
+    @OptionGroup var connection: ServerOption
+
+    @Flag(help: "One JSON object per device, one per line.")
     var json = false
 
-    func run() throws {
-        let sinks: [SinkInfo]
+    /// Prints the devices `list` finds on the server, a line each (with `monitors`, marking a source
+    /// that monitors a sink with m, and saying so in the JSON).
+    func print(monitors: Bool = true, _ list: (String?) throws(RecorderError) -> [DeviceInfo]) throws {
+        let devices: [DeviceInfo]
         do {
-            sinks = try Player.sinks(server: server)
+            devices = try list(connection.server)
         } catch {
             throw fail(error)
         }
-        for sink in sinks {
+        for device in devices {
             if json {
-                writeOutput("{\"channels\":\(sink.channelCount),\"default\":\(sink.isDefault),"
-                      + "\"description\":\(jsonString(sink.description)),\"index\":\(sink.index),\"name\":\(jsonString(sink.name)),"
-                      + "\"sample_format\":\(jsonString(sink.sampleFormat)),\"sample_rate\":\(sink.sampleRate)}\n")
+                writeOutput("{\"channels\":\(device.channelCount),\"default\":\(device.isDefault),"
+                      + "\"description\":\(jsonString(device.description)),\"index\":\(device.index),"
+                      + (monitors ? "\"monitor\":\(device.isMonitor)," : "")
+                      + "\"name\":\(jsonString(device.name)),\"sample_format\":\(jsonString(device.sampleFormat)),"
+                      + "\"sample_rate\":\(device.sampleRate)}\n")
             } else {
-                writeOutput("\(padded(sink.index)) \(sink.isDefault ? "*" : " ") \(sink.name)\t\(sink.sampleFormat) \(sink.channelCount)ch \(sink.sampleRate)Hz\t\(sink.description)\n")
+                let marks = (device.isDefault ? "*" : " ") + (monitors ? (device.isMonitor ? "m" : " ") : "")
+                writeOutput("\(padded(device.index)) \(marks) \(device.name)\t\(device.sampleFormat) \(device.channelCount)ch "
+                            + "\(device.sampleRate)Hz\t\(device.description)\n")
             }
         }
     }

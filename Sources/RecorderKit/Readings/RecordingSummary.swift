@@ -23,18 +23,12 @@ public struct RecordingGap: Sendable, Hashable {
     public let frameCount: Int64
     /// Why.
     public let reason: Reason
-    /// `startFrame` and `frameCount` in seconds.
-    public let start: Double
+    /// The recording's frames per second.
+    public let sampleRate: Int
+    /// `startFrame` in seconds.
+    public var start: Double { Double(startFrame) / Double(sampleRate) }
     /// The length in seconds.
-    public let duration: Double
-
-    init(startFrame: Int64, frameCount: Int64, reason: Reason, sampleRate: Int) {
-        self.startFrame = startFrame
-        self.frameCount = frameCount
-        self.reason = reason
-        start = Double(startFrame) / Double(sampleRate)
-        duration = Double(frameCount) / Double(sampleRate)
-    }
+    public var duration: Double { Double(frameCount) / Double(sampleRate) }
 }
 
 /// What happened to one recording (one `record(to:)` … stop cycle).
@@ -80,28 +74,18 @@ public struct RecordingTake: Sendable, Hashable {
     /// Its first frame in that file (0 for numbered files; with `oneFile`, after the takes before it).
     public let fileFrame: Int64
     /// Frames in the take, pre-roll and quiet tail included.
-    public let frameCount: Int64
+    public internal(set) var frameCount: Int64
     /// Recorder frames of its first frame (the pre-roll's) and of the start of the buffer whose peak
     /// rose above the threshold (compare with `LevelReading.endFrame`, `CapturedBuffer.startFrame`).
     public let startFrame: Int64
     /// See `startFrame`.
     public let onsetFrame: Int64
-    /// `fileFrame` and `frameCount` in seconds.
-    public let start: Double
+    /// The recording's frames per second.
+    public let sampleRate: Int
+    /// `fileFrame` in seconds: where the take begins in its file.
+    public var start: Double { Double(fileFrame) / Double(sampleRate) }
     /// The length in seconds.
-    public let duration: Double
-
-    init(number: Int, path: String, fileFrame: Int64, frameCount: Int64, startFrame: Int64, onsetFrame: Int64,
-         sampleRate: Int) {
-        self.number = number
-        self.path = path
-        self.fileFrame = fileFrame
-        self.frameCount = frameCount
-        self.startFrame = startFrame
-        self.onsetFrame = onsetFrame
-        start = Double(fileFrame) / Double(sampleRate)
-        duration = Double(frameCount) / Double(sampleRate)
-    }
+    public var duration: Double { Double(frameCount) / Double(sampleRate) }
 }
 
 /// A place in a recording marked with `addMarker(_:)`.
@@ -114,23 +98,16 @@ public struct RecordingMarker: Sendable, Hashable {
     public let label: String
     /// Frames from the recording's first frame (across split files, paused frames left out).
     public let startFrame: Int64
-    /// `startFrame` in seconds.
-    public let start: Double
     /// The file the marker is in, and its frame in that file.
     public let path: String
     /// See `path`.
     public let fileFrame: Int64
     /// True when the file holds the marker (AIFF, and WAV up to 4 GiB).
     public let isStoredInFile: Bool
-
-    init(label: String, startFrame: Int64, path: String, fileFrame: Int64, isStoredInFile: Bool, sampleRate: Int) {
-        self.label = label
-        self.startFrame = startFrame
-        start = Double(startFrame) / Double(sampleRate)
-        self.path = path
-        self.fileFrame = fileFrame
-        self.isStoredInFile = isStoredInFile
-    }
+    /// The recording's frames per second.
+    public let sampleRate: Int
+    /// `startFrame` in seconds.
+    public var start: Double { Double(startFrame) / Double(sampleRate) }
 }
 
 /// A join in a recording: `pause()` left `pausedFrames` captured frames out just before `startFrame`.
@@ -139,15 +116,10 @@ public struct RecordingPause: Sendable, Hashable {
     public let startFrame: Int64
     /// Captured frames left out (the pause's length).
     public let pausedFrames: Int64
+    /// The recording's frames per second.
+    public let sampleRate: Int
     /// `startFrame` in seconds from the file's start.
-    public let startTime: Double
+    public var startTime: Double { Double(startFrame) / Double(sampleRate) }
     /// The pause's length in seconds.
-    public let duration: Double
-
-    init(startFrame: Int64, pausedFrames: Int64, sampleRate: Int) {
-        self.startFrame = startFrame
-        self.pausedFrames = pausedFrames
-        startTime = Double(startFrame) / Double(sampleRate)
-        duration = Double(pausedFrames) / Double(sampleRate)
-    }
+    public var duration: Double { Double(pausedFrames) / Double(sampleRate) }
 }

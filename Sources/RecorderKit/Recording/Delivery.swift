@@ -299,9 +299,9 @@ final class Delivery: WorkerBody {
             let take = control.recording?.beginTake(onset: range.lowerBound, keptFrom: keptFrom) ?? (0, range.lowerBound)
             return (control.recording, take)
         }
-        session.openTake = FileSession.OpenTake(number: take.number, position: session.frameCount, path: session.writer.path,
-                                                fileFrame: session.writer.framesWritten, startFrame: take.first,
-                                                onset: range.lowerBound)
+        let open = RecordingTake(number: take.number, path: session.writer.path, fileFrame: session.writer.framesWritten,
+                                 frameCount: 0, startFrame: take.first, onsetFrame: range.lowerBound, sampleRate: format.sampleRate)
+        session.openTake = (open, session.frameCount)
         events.yield(.takeStarted(number: take.number, path: session.writer.path, atFrame: take.first))
         if let begun {
             preRoll?.forEachPart(of: take.first..<range.lowerBound) { bytes, frames in
@@ -314,12 +314,11 @@ final class Delivery: WorkerBody {
     /// Closes the open take of a sound-activated recording: its length is what was written since it began.
     func endTake(_ session: FileSession) {
         guard let open = session.openTake else { return }
-        let take = RecordingTake(number: open.number, path: open.path, fileFrame: open.fileFrame,
-                                 frameCount: session.frameCount - open.position, startFrame: open.startFrame,
-                                 onsetFrame: open.onset, sampleRate: format.sampleRate)
+        var take = open.take
+        take.frameCount = session.frameCount - open.position
         session.takes.append(take)
         session.openTake = nil
-        control.withLock { $0.recording?.endTake(first: open.startFrame) }
+        control.withLock { $0.recording?.endTake(first: take.startFrame) }
         events.yield(.takeEnded(take))
     }
 

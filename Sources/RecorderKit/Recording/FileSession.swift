@@ -30,19 +30,8 @@ final class FileSession: @unchecked Sendable {
     let baseName: String
     /// A sound-activated recording's takes that have ended, in order.
     var takes: [RecordingTake] = []
-    /// Its open take, and where it began.
-    var openTake: OpenTake?
-
-    /// Where an open take began: in the recording (frames written before it), in its file, and on the
-    /// recorder's timeline (its first frame, the pre-roll's, and the onset).
-    struct OpenTake {
-        let number: Int
-        let position: Int64
-        let path: String
-        let fileFrame: Int64
-        let startFrame: Int64
-        let onset: Int64
-    }
+    /// Its open take (its length still 0), and the frames written before it began.
+    var openTake: (take: RecordingTake, position: Int64)?
 
     init(writer: SoundFileWriter, format: StreamFormat, overwrite: Bool, startFrame: Int64,
          maxFramesPerFile: Int64?, maxBytesPerFile: Int64?, baseName: String? = nil) {
