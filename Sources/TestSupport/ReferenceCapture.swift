@@ -227,8 +227,9 @@ public struct TakeComparison: Sendable {
     }
 
     /// Whether `take[range]` is exactly `played` where the take's own samples next to it (which match the
-    /// capture) place it: the 32 before it, or if those are silence the 32 after it. Anchored so, a
-    /// take that lost or repeated frames there does not pass for the played signal shifted.
+    /// capture) place it: the 32 before it, or if those are silence the 32 after it; past the played
+    /// signal's end, silence (the sink plays nothing once the player is done). Anchored so, a take that
+    /// lost or repeated frames there does not pass for the played signal shifted.
     private static func holds(_ take: [Double], _ range: Range<Int>, of played: [Int16]) -> Bool {
         func samples(_ part: Range<Int>) -> [Int16]? {
             let values = take[part].map { $0 * 32_768 }
@@ -239,7 +240,9 @@ public struct TakeComparison: Sendable {
         if range.lowerBound >= 32, let before = samples((range.lowerBound - 32)..<range.lowerBound),
            before.contains(where: { $0 != 0 }), let found = firstIndex(of: before, in: played) {
             let start = found + 32
-            return start + stretch.count <= played.count && played[start..<(start + stretch.count)].elementsEqual(stretch)
+            let playedPart = min(stretch.count, max(0, played.count - start))
+            return played[start..<(start + playedPart)].elementsEqual(stretch.prefix(playedPart))
+                && stretch.dropFirst(playedPart).allSatisfy { $0 == 0 }
         }
         if range.upperBound + 32 <= take.count, let after = samples(range.upperBound..<(range.upperBound + 32)),
            after.contains(where: { $0 != 0 }), let found = firstIndex(of: after, in: played) {

@@ -104,6 +104,21 @@ public func decodedFrames(_ path: String) throws -> (frames: Int64, statedFrames
     return (Int64(decoded.samples.count / decoded.channels), decoded.statedFrames)
 }
 
+/// What the monitor heard of a signal with no silence in it: from its first sample to its last, the
+/// silent gaps (8 or more zeros) left out, which must be no more than the `underruns` the player
+/// reported (late, not lost); nil if there are more.
+public func heardSignal(_ heard: [Int16], underruns: Int) -> [Int16]? {
+    guard let first = heard.firstIndex(where: { $0 != 0 }), let last = heard.lastIndex(where: { $0 != 0 }) else { return [] }
+    var joined: [Int16] = [], zeros = 0, gaps = 0
+    for sample in heard[first...last] {
+        if sample == 0 { zeros += 1; continue }
+        if zeros >= 8 { gaps += 1 } else { joined += repeatElement(0, count: zeros) }
+        zeros = 0
+        joined.append(sample)
+    }
+    return gaps <= underruns ? joined : nil
+}
+
 /// Where what the monitor heard departs from what was played, or nil if it does not: `played` from its
 /// first samples on, with nothing lost or repeated, and silent only where the player reported an underrun
 /// (a run of 8 or more zeros, which the test signals never hold, is the sink playing nothing while the
