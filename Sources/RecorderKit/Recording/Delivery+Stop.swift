@@ -6,11 +6,11 @@ extension Delivery {
     /// Starts or advances a requested stop. Called between buffers, so a stop is carried out even
     /// while buffers keep coming (a handler slower than real time).
     func serviceStop() {
-        guard state.session != nil, !state.cutDone else { return }
-        if state.drainDeadline == nil {
-            if control.withLock({ $0.isStopping }) { startDrain() }
-        } else {
-            advanceDrain()
+        guard state.session != nil else { return }
+        switch state.ending {
+        case .none: if control.withLock({ $0.isStopping }) { startDrain() }
+        case .draining(let deadline): advanceDrain(deadline: deadline)
+        case .cut: break
         }
     }
 
@@ -18,15 +18,14 @@ extension Delivery {
     /// (at most `drainTimeout`), then cut. Nothing blocks meanwhile.
     func startDrain() {
         if capture.withLock({ capture.requestCapturedPosition($0) }) {
-            state.drainDeadline = monotonicNanoseconds() + Self.drainTimeout
+            state.ending = .draining(deadline: monotonicNanoseconds() + Self.drainTimeout)
         } else {
             lastDrain.withLock { $0 = nil }
             cut(at: nil)
         }
     }
 
-    func advanceDrain() {
-        guard let deadline = state.drainDeadline else { return }
+    func advanceDrain(deadline: Int64) {
         let status = capture.withLock { capture.drainStatus($0) }
         guard status != nil || monotonicNanoseconds() >= deadline else { return }
         lastDrain.withLock { $0 = status ?? nil }
@@ -36,11 +35,11 @@ extension Delivery {
     /// Ends the recording at `frame` (what the server had captured when asked), or, when the server
     /// could not say, at what has arrived by now: takes it from libpulse, hands on the partial buffer.
     func cut(at frame: Int64?) {
-        state.drainDeadline = nil
+        state.ending = .none
         let end = flushAll(upTo: frame)
         if state.session != nil {
             control.withLock { $0.recording?.cut(at: end) }
-            state.cutDone = true
+            state.ending = .cut
         }
         deliverAvailable()
     }
@@ -72,11 +71,8 @@ extension Delivery {
         reportNotices(recording)
         closeLoss(recording)
         state.session = nil
-        state.cutDone = false
-        if state.drainDeadline != nil {
-            state.drainDeadline = nil
-            capture.withLock { capture.endDrain($0) }
-        }
+        if case .draining = state.ending { capture.withLock { capture.endDrain($0) } }
+        state.ending = .none
         endTake(session)
         // (`endTake` may have moved the trigger's last end; the markers and pauses are as before.)
         session.closeFile(markers: recording?.markers ?? [], last: true)

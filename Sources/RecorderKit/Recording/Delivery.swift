@@ -20,16 +20,23 @@ final class DeliveryState: @unchecked Sendable {
     /// A loss (dropped frames, a silent source) not reported yet: the notices that continue it are
     /// merged into it, and it is reported once data after it is delivered (or the recording ends).
     var openLoss: CaptureNotice?
-    /// While a stop drains: when to cut at the latest (CLOCK_MONOTONIC ns).
-    var drainDeadline: Int64?
-    /// The current recording has been cut: it ends once every buffer before `endFrame` is delivered.
-    var cutDone = false
+    /// How far the current recording's stop has come.
+    var ending = Ending.none
     /// `stop()` was called from the input handler: nothing more is delivered.
     var stopNow = false
 
     init(format: StreamFormat) {
         meterScratch = Readout.silentLevels(format)
         meterSums = [ChannelSums](repeating: ChannelSums(), count: format.channelCount)
+    }
+
+    /// A stop's progress: none asked (or none begun yet), draining what the server captured until the
+    /// deadline (CLOCK_MONOTONIC ns) at the latest, or cut (the recording ends once every buffer before
+    /// its end is delivered).
+    enum Ending: Equatable {
+        case none
+        case draining(deadline: Int64)
+        case cut
     }
 }
 
@@ -140,7 +147,8 @@ final class Delivery: WorkerBody {
     /// While the server is away, retry at 5 Hz; while a stop drains, wake at its deadline.
     func nextDeadline() -> Int64? {
         if state.outage != nil { return monotonicNanoseconds() + 200_000_000 }
-        return state.drainDeadline.map { $0 + 1_000_000 }
+        if case .draining(let deadline) = state.ending { return deadline + 1_000_000 }
+        return nil
     }
 
     /// A request carried out between buffers: a session is taken (its pre-roll written); a stop or a
@@ -214,7 +222,7 @@ final class Delivery: WorkerBody {
             serviceStop()
             guard let index = pool.filled.pop() else {
                 // Every frame before the cut was handed over, so the file is complete.
-                if state.session != nil, state.cutDone { finish(error: nil) }
+                if state.session != nil, state.ending == .cut { finish(error: nil) }
                 return
             }
             deliver(index)
