@@ -8,6 +8,18 @@ enum DeviceMatch {
     /// is, so the library's "no such source" error (with the list to choose from) applies.
     /// - Throws: a usage error when `given` is empty, is the description of several devices, or begins
     ///   several descriptions or names (never a silent choice between them).
+    /// `given` resolved among the devices `list` gives (nil when none was given); a failure to list them is
+    /// reported in one line and exits.
+    static func resolve(_ given: String?, kind: String,
+                        list: () throws(RecorderError) -> [DeviceInfo]) throws -> String? {
+        guard let given else { return nil }
+        do {
+            return try resolve(given, among: list().map { ($0.index, $0.name, $0.description) }, kind: kind)
+        } catch let error as RecorderError {
+            throw fail(error)
+        }
+    }
+
     static func resolve(_ given: String, among devices: [(index: Int, name: String, description: String)],
                         kind: String) throws -> String {
         if devices.contains(where: { $0.name == given }) { return given }

@@ -20,7 +20,6 @@ struct Play: AsyncParsableCommand {
     var device: String?
 
     @OptionGroup var connection: ServerOption
-    var server: String? { connection.server }
 
     @Option(parsing: .unconditional, help: "Linear gain 0 to 1 (1: the file as it is).")
     var volume: Float = 1
@@ -65,19 +64,13 @@ struct Play: AsyncParsableCommand {
 
     func run() async throws {
         // Every file opened (and the sink checked) before a sound is made: a bad name is one line, at once.
-        var device = self.device
-        if let given = device {
-            do {
-                let sinks = try Player.sinks(server: server)
-                device = try DeviceMatch.resolve(given, among: sinks.map { ($0.index, $0.name, $0.description) }, kind: "sink")
-            } catch let error as RecorderError {
-                throw fail(error)
-            }
+        let device = try DeviceMatch.resolve(device, kind: "sink") { () throws(RecorderError) in
+            try Player.sinks(server: connection.server)
         }
         var players: [Player] = []
         for file in files {
             do throws(RecorderError) {
-                let player = try Player(contentsOf: file, device: device, server: server)
+                let player = try Player(contentsOf: file, device: device, server: connection.server)
                 // A pipe is read once: nothing to go back to for another loop or to skip ahead in.
                 if !player.isSeekable && (loops != 0 || start > 0) {
                     await player.close()

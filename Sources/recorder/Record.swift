@@ -67,9 +67,7 @@ struct Record: AsyncParsableCommand {
         valueName: "time"))
     var startAt: String?
 
-    @Option(name: .customLong("pre-roll"), parsing: .unconditional, help: ArgumentHelp(
-        "Begin the take this many seconds (0 to 60) before it starts: with --start-at, the seconds before that time; without, at most what was captured since the program started.",
-        valueName: "seconds"))
+    @Option(name: .customLong("pre-roll"), parsing: .unconditional, help: ArgumentHelp("Begin the take this many seconds (0 to 60) before it starts: with --start-at, the seconds before that time; without, at most what was captured since the program started.", valueName: "seconds"))
     var preRoll: Double = 0
 
     @Option(name: .customLong("start-above"), parsing: .unconditional, help: ArgumentHelp(
@@ -77,9 +75,7 @@ struct Record: AsyncParsableCommand {
         valueName: "dBFS"))
     var startAbove: Float?
 
-    @Option(name: .customLong("stop-below"), parsing: .unconditional, help: ArgumentHelp(
-        "Sound-activated: a take ends once the level stayed below this for --hang (default: --start-above).",
-        valueName: "dBFS"))
+    @Option(name: .customLong("stop-below"), parsing: .unconditional, help: ArgumentHelp("Sound-activated: a take ends once the level stayed below this for --hang (default: --start-above).", valueName: "dBFS"))
     var stopBelow: Float?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Sound-activated: seconds of quiet that end a take (0 to 3600).", valueName: "seconds"))

@@ -104,7 +104,6 @@ struct CaptureOptions: ParsableArguments {
     var source: String?
 
     @OptionGroup var connection: ServerOption
-    var server: String? { connection.server }
 
     @Option(parsing: .unconditional, help: "Stop after exactly this many seconds (rounded to whole frames).")
     var duration: Double?
@@ -167,18 +166,12 @@ struct CaptureOptions: ParsableArguments {
 
     /// Connects and starts capturing, or reports the error and exits with its status.
     func startRecorder(maximumPreRoll: Double = 0) throws -> Recorder {
-        var source = self.source
-        if let given = source {
-            do {
-                let sources = try Recorder.sources(server: server)
-                source = try DeviceMatch.resolve(given, among: sources.map { ($0.index, $0.name, $0.description) }, kind: "source")
-            } catch let error as RecorderError {
-                throw fail(error)
-            }
+        let source = try DeviceMatch.resolve(source, kind: "source") { () throws(RecorderError) in
+            try Recorder.sources(server: connection.server)
         }
         do {
             return try Recorder(format: try StreamFormat(sampleRate: rate, channelCount: channels, sampleFormat: sampleFormat),
-                                source: source, server: server,
+                                source: source, server: connection.server,
                                 maxQueueDuration: queueLimit,
                                 reconnectTimeout: reconnect ? reconnectTimeout : nil,
                                 maximumPreRoll: maximumPreRoll)
