@@ -1,7 +1,7 @@
 // What one recording was: its files, length, losses, pauses, markers, takes and levels.
 
 /// A stretch of a recording written as silence because nothing could be captured there.
-public struct RecordingGap: Sendable, Hashable {
+public struct RecordingGap: FramePlaced, FrameCounted, Sendable, Hashable {
     /// Why a stretch is silence (its raw value is the JSON spelling).
     public enum Reason: String, Sendable, Hashable {
         /// Frames lost in capture: a hole from the server, dropped because the receive queue was about
@@ -25,10 +25,6 @@ public struct RecordingGap: Sendable, Hashable {
     public let reason: Reason
     /// The recording's frames per second.
     public let sampleRate: Int
-    /// `startFrame` in seconds.
-    public var start: Double { Double(startFrame) / Double(sampleRate) }
-    /// The length in seconds.
-    public var duration: Double { Double(frameCount) / Double(sampleRate) }
 }
 
 /// What happened to one recording (one `record(to:)` … stop cycle).
@@ -66,7 +62,7 @@ public struct RecordingSummary: Sendable, Hashable {
 }
 
 /// One take of a sound-activated recording.
-public struct RecordingTake: Sendable, Hashable {
+public struct RecordingTake: FrameCounted, Sendable, Hashable {
     /// 1, 2, … in the recording.
     public let number: Int
     /// The file holding it (its first file, should the container's 4 GiB have split it).
@@ -84,16 +80,15 @@ public struct RecordingTake: Sendable, Hashable {
     public let sampleRate: Int
     /// `fileFrame` in seconds: where the take begins in its file.
     public var start: Double { Double(fileFrame) / Double(sampleRate) }
-    /// The length in seconds.
-    public var duration: Double { Double(frameCount) / Double(sampleRate) }
 }
+
 
 /// A place in a recording marked with `addMarker(_:)`.
 ///
 /// AIFF files store markers in their `MARK` chunk and WAV files in a `cue ` chunk with `labl` labels
 /// (read by libsndfile's `SFC_GET_CUE`, sox, Audacity, DAWs); CAF and FLAC files do not store them, and
 /// only this summary and the events list them (`isStoredInFile` false).
-public struct RecordingMarker: Sendable, Hashable {
+public struct RecordingMarker: FramePlaced, Sendable, Hashable {
     /// The label (control characters replaced by spaces, at most 255 UTF-8 bytes).
     public let label: String
     /// Frames from the recording's first frame (across split files, paused frames left out).
@@ -106,8 +101,6 @@ public struct RecordingMarker: Sendable, Hashable {
     public let isStoredInFile: Bool
     /// The recording's frames per second.
     public let sampleRate: Int
-    /// `startFrame` in seconds.
-    public var start: Double { Double(startFrame) / Double(sampleRate) }
 }
 
 /// A join in a recording: `pause()` left `pausedFrames` captured frames out just before `startFrame`.
