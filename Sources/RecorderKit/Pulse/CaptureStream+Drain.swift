@@ -3,19 +3,61 @@
 import CPulse
 
 extension CaptureStream {
-    /// Reads what libpulse holds for us until the buffers hold every frame before `frame` (or
-    /// libpulse has nothing more), then hands on the partly filled buffer and returns where the
-    /// recording ends: at the last frame taken, so at or past `frame` (less only if the data stops
-    /// short of it), and where the next recording starts, so none falls between. Returns nil when it stopped
-    /// for want of a free buffer (deliver one, then call again): a consumer slower than real time
-    /// never empties libpulse's queue, so the cut is at a fixed frame, not at "queue empty". From a
-    /// thread that is not the mainloop's.
-    func flush(upTo frame: Int64, _ lock: MainloopLock) -> Int64? {
-        let complete = link.map { readAvailable($0.stream) } ?? filler.writeOwedSilence()
+    /// A stop's flush: read until the buffers hold every frame before `target`, or libpulse has
+    /// nothing more, then hand on the partly filled buffer.
+    struct Flush {
+        /// The frame asked for; nil: what has arrived when the mainloop first acts on it.
+        var target: Int64?
+        /// Nil until the mainloop has acted; then where the recording ends, or `.needsBuffer`.
+        var answer: FlushAnswer?
+    }
+
+    enum FlushAnswer: Equatable {
+        /// The recording ends at this frame: the last frame taken, so at or past the target (less only
+        /// if the data stops short of it), and where the next recording starts, so none falls between.
+        case ended(Int64)
+        /// Reading stopped for want of a free buffer: deliver one, then ask again. (A consumer slower
+        /// than real time never empties libpulse's queue, so the cut is at a fixed frame, not at
+        /// "queue empty".)
+        case needsBuffer
+    }
+
+    /// Asks the mainloop to flush up to `frame` (nil: all that has arrived by then, at least). The
+    /// answer comes in `flushAnswer`, with `dataReady` posted. From the delivery thread.
+    func beginFlush(upTo frame: Int64?, _ lock: MainloopLock) {
+        flush = Flush(target: frame, answer: nil)
+        wake.request(lock)
+    }
+
+    /// After `.needsBuffer` and a buffer delivered: asks the mainloop to go on, to the same target.
+    func continueFlush(_ lock: MainloopLock) {
+        flush?.answer = nil
+        wake.request(lock)
+    }
+
+    /// The answer to `beginFlush`: nil while awaited (or none asked); `.ended` closes the flush.
+    func flushAnswer(_ lock: MainloopLock) -> FlushAnswer? {
+        let answer = flush?.answer
+        if case .ended = answer { flush = nil }
+        return answer
+    }
+
+    /// The mainloop thread, after reading (`complete`: libpulse had nothing more): answers the flush
+    /// asked, if any. The target, when the request left it open, is fixed at the first answer to what
+    /// has arrived then, so a consumer slower than real time cannot keep it moving.
+    func answerFlush(complete: Bool) {
+        guard var asked = flush, asked.answer == nil else { return }
+        let target = max(asked.target ?? 0, arrivedFrames(.inCallback))
+        asked.target = target
         notices.release()
-        guard complete || filler.framePosition >= frame else { return nil }
-        filler.handOff()
-        return filler.framePosition
+        if complete || filler.framePosition >= target {
+            filler.handOff()
+            asked.answer = .ended(filler.framePosition)
+        } else {
+            asked.answer = .needsBuffer
+        }
+        flush = asked
+        dataReady.post()
     }
 
     /// The timeline frame up to which data has arrived here: taken into buffers or waiting in

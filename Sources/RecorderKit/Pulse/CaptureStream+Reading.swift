@@ -5,11 +5,17 @@ import CPulse
 import Synchronization
 
 extension CaptureStream {
-    /// Called by the consumer after it freed a buffer, if `stalled` was set: reads on, under the lock.
+    /// Called by the consumer after it freed a buffer, if `stalled` was set: has the mainloop read on.
     func resume() {
-        withLock { _ in
-            if let link { readAvailable(link.stream) } else { _ = filler.writeOwedSilence() }
-        }
+        withLock { wake.request($0) }
+    }
+
+    /// The mainloop thread, lock held (`wake`'s callback): reads on, or writes the silence owed while
+    /// there is no stream; then answers a stop's flush, if one was asked.
+    func readRequested() {
+        guard !closed.load(ordering: .acquiring) else { return }
+        let complete = link.map { readAvailable($0.stream) } ?? filler.writeOwedSilence()
+        answerFlush(complete: complete)
     }
 
     /// Takes fragments until libpulse has nothing readable or no buffer is free (returns false then).

@@ -11,13 +11,14 @@ import Synchronization
 /// buffer being filled, takes the next free buffer when one is full, and posts `dataReady`:
 /// no allocation, no disk, no user code. With no free buffer it stops where it is and leaves the rest
 /// in libpulse's receive queue (`pa_stream_peek` returns the same fragment until it is dropped);
-/// `resume()` carries on once the consumer has freed a buffer. Only if that queue comes within two
+/// once the consumer has freed a buffer, `resume()` has the mainloop thread carry on (`wake`). Only if that queue comes within two
 /// fragments of its limit (where libpulse would silently discard what arrives) does it drop the
 /// oldest fragment itself: counted, placed, and replaced by silence of the same length.
 ///
-/// Locking: other threads use `withLock` (the mainloop lock). Callbacks already hold it and never
-/// block. Apart from `record(to:)`'s position read, only the delivery thread calls in, and no call
-/// waits on the mainloop while holding anything else.
+/// Data moves only on the mainloop thread: the delivery thread asks for reads (`resume`, a stop's
+/// `beginFlush`) and never reads libpulse's queue itself. Locking: other threads use `withLock` (the
+/// mainloop lock). Callbacks already hold it and never block. Apart from `record(to:)`'s position
+/// read, only the delivery thread calls in, and no call waits on the mainloop while holding anything else.
 final class CaptureStream: CallbackTarget, @unchecked Sendable {
     // @unchecked Sendable: `link`, `filler`, `fragmentOffset`, `dropThreshold` and the drain fields are
     // touched only under the mainloop lock (callbacks, or `withLock`); the rest are atomics or immutable.
@@ -39,6 +40,10 @@ final class CaptureStream: CallbackTarget, @unchecked Sendable {
     var fragmentOffset = 0
     /// libpulse's receive queue at or above this many bytes: drop rather than let libpulse discard.
     var dropThreshold = Int.max
+    /// The mainloop's defer event that reads on when the delivery thread asks (`readRequested`).
+    var wake = MainloopWake.none
+    /// A stop's flush asked of the mainloop (`beginFlush`), and its answer once given.
+    var flush: Flush?
     /// Set while a stop waits for what the server had captured: the read callback then wakes the
     /// delivery thread at every read, not only when a buffer is full.
     var drainWaiting = false
@@ -113,6 +118,10 @@ final class CaptureStream: CallbackTarget, @unchecked Sendable {
         sourceName = opened.1
         watch = ServerWatch(format: format, fragmentBytes: fragmentBytes)
         connection.withLock { lock in
+            wake = MainloopWake(on: connection, userdata: userdata, lock) { api, event, userdata in
+                MainloopWake.settle(api, event)
+                CaptureStream.from(userdata)?.readRequested()
+            }
             install(Link(stream: opened.0, baseBytes: 0), lock)
             startWatchTimer(lock)
         }
@@ -344,6 +353,7 @@ final class CaptureStream: CallbackTarget, @unchecked Sendable {
         let first = withLock { lock -> Bool in
             guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return false }
             endDrain(lock)
+            wake.free(lock)
             cancelWatchRequest(lock)
             if let timer = watchTimer, let api = pa_threaded_mainloop_get_api(connection.mainloop) {
                 api.pointee.time_free(timer)

@@ -10,8 +10,9 @@ import Synchronization
 /// The write callback runs on the mainloop thread with the lock held. It only copies filled buffers
 /// into the stream (libpulse's `pa_stream_write` copies into its shared-memory pool), returns each
 /// written buffer to the free set and posts `dataReady`: no allocation of ours, no disk, no user code.
-/// With nothing filled it sets `starving` and returns; the reader thread writes on (under the lock)
-/// as soon as it has filled a buffer, so a buffer is never left waiting for the next request.
+/// With nothing filled it sets `starving` and returns; as soon as the reader thread has filled a
+/// buffer it has the mainloop write on (`wake`), so a buffer is never left waiting for the next
+/// request. Data moves only on the mainloop thread.
 ///
 /// Locking: other threads use `withLock` (the mainloop lock); callbacks already hold it and never
 /// block. Only the player's reader thread calls the stream-changing methods.
@@ -28,6 +29,8 @@ final class PlaybackStream: CallbackTarget, @unchecked Sendable {
     private let dataReady: Semaphore
 
     private var stream: OpaquePointer?
+    /// The mainloop's defer event that writes on when the reader thread asks.
+    private var wake = MainloopWake.none
     /// The buffer being written and how much of it is already in the stream.
     private var writing: Int?
     private var writingOffset = 0
@@ -72,6 +75,12 @@ final class PlaybackStream: CallbackTarget, @unchecked Sendable {
         self.fragmentBytes = fragmentBytes
         self.pool = pool
         self.dataReady = dataReady
+        connection.withLock { lock in
+            wake = MainloopWake(on: connection, userdata: userdata, lock) { api, event, userdata in
+                MainloopWake.settle(api, event)
+                PlaybackStream.from(userdata)?.writeRequested()
+            }
+        }
     }
 
     deinit {
@@ -163,7 +172,10 @@ final class PlaybackStream: CallbackTarget, @unchecked Sendable {
 
     /// Closes the stream and the connection; afterwards no callback runs. Idempotent.
     func close() {
-        withLock { closeStream($0) }
+        withLock { lock in
+            closeStream(lock)
+            wake.free(lock)
+        }
         connection.close()
     }
 
@@ -230,15 +242,19 @@ final class PlaybackStream: CallbackTarget, @unchecked Sendable {
 
     // MARK: Writing
 
-    /// Called by the reader thread after it filled a buffer, if `starving` was set: writes on, under the lock.
+    /// Called by the reader thread after it filled a buffer, if `starving` was set: has the mainloop
+    /// write on.
     func resume() {
-        withLock { _ in
-            if let stream { writeAvailable(stream) }
-        }
+        withLock { wake.request($0) }
     }
 
-    /// Writes filled buffers while the server takes more. On the mainloop thread (write callback) or
-    /// under the lock.
+    /// The mainloop thread, lock held (`wake`'s callback): writes on, if a stream is open.
+    private func writeRequested() {
+        if let stream { writeAvailable(stream) }
+    }
+
+    /// Writes filled buffers while the server takes more. On the mainloop thread (the write callback,
+    /// or `wake`'s).
     private func writeAvailable(_ stream: OpaquePointer) {
         starving.store(false, ordering: .relaxed)
         while true {

@@ -44,23 +44,33 @@ extension Delivery {
         deliverAvailable()
     }
 
-    /// Takes from libpulse every frame before `frame` (nil: what has arrived by now) and hands on the
-    /// partial buffer, delivering buffers whenever none is free; returns where the recording may end.
+    /// Has the mainloop take from libpulse every frame before `frame` (nil: what has arrived by then)
+    /// and hand on the partial buffer, delivering buffers whenever none is free; returns where the
+    /// recording may end. Waits for the mainloop's answers, re-checking at each wake-up (and every
+    /// 100 ms) that the stream is still open.
     func flushAll(upTo frame: Int64?) -> Int64 {
-        // Everything that has arrived by now (at least the server's count when asked, which the
-        // drain waited for): fixed here, so a consumer slower than real time cannot keep it moving.
-        let target = max(frame ?? 0, capture.withLock { capture.arrivedFrames($0) })
+        capture.withLock { lock in
+            capture.endDrain(lock)
+            capture.beginFlush(upTo: frame, lock)
+        }
+        // The wake-ups this loop takes may have been a request's: the worker's next round looks again.
+        defer { worker.wake.post() }
         while true {
-            let end = capture.withLock { lock -> Int64? in
-                capture.endDrain(lock)
-                return capture.flush(upTo: target, lock)
+            let answer = capture.withLock { capture.flushAnswer($0) }
+            switch answer {
+            case .ended(let end):
+                return end
+            case .needsBuffer:
+                guard let index = pool.filled.pop() else {
+                    return capture.withLock { capture.framePosition($0) }  // cannot happen: every buffer is queued
+                }
+                deliver(index)
+                release(index)
+                capture.withLock { capture.continueFlush($0) }
+            case nil:
+                if capture.closed.load(ordering: .acquiring) { return capture.withLock { capture.framePosition($0) } }
+                worker.wake.wait(until: monotonicNanoseconds() + 100_000_000)
             }
-            if let end { return end }
-            guard let index = pool.filled.pop() else {
-                return capture.withLock { capture.framePosition($0) }  // cannot happen: every buffer is queued
-            }
-            deliver(index)
-            release(index)
         }
     }
 
