@@ -95,21 +95,23 @@ struct Record: AsyncParsableCommand {
                 throw ValidationError("--start-above cannot be combined with \(name): sound-activated takes are files of their own")
             }
         }
-        if let startAbove, !(startAbove.isFinite && (-159...0).contains(startAbove)) {
-            throw ValidationError("invalid --start-above \(startAbove): use -159 to 0 dBFS, e.g. -40")
+        let starts = SoundTrigger.startAboveRange, hangs = SoundTrigger.hangRange, preRolls = Recorder.preRollRange
+        if let startAbove, !(startAbove.isFinite && starts.contains(startAbove)) {
+            throw ValidationError("invalid --start-above \(startAbove): use \(Int(starts.lowerBound)) to \(Int(starts.upperBound)) dBFS, e.g. -40")
         }
-        if let stopBelow, !(stopBelow.isFinite && (-160...(startAbove ?? 0)).contains(stopBelow)) {
-            throw ValidationError("invalid --stop-below \(stopBelow): use -160 dBFS up to --start-above (\(startAbove ?? 0))")
+        let stops = SoundTrigger.stopBelowRange(startAbove: startAbove ?? 0)
+        if let stopBelow, !(stopBelow.isFinite && stops.contains(stopBelow)) {
+            throw ValidationError("invalid --stop-below \(stopBelow): use \(Int(stops.lowerBound)) dBFS up to --start-above (\(startAbove ?? 0))")
         }
-        if !(hang.isFinite && (0...3_600).contains(hang)) {
-            throw ValidationError("invalid --hang \(hang): use 0 to 3600 seconds")
+        if !(hang.isFinite && hangs.contains(hang)) {
+            throw ValidationError("invalid --hang \(hang): use \(Int(hangs.lowerBound)) to \(Int(hangs.upperBound)) seconds")
         }
         try display.validate(with: capture)
         if let startAt, StartTime(startAt) == nil {
             throw ValidationError("invalid --start-at '\(startAt)': use +SECONDS (e.g. +10) or a clock time today, HH:MM or HH:MM:SS")
         }
-        if !(preRoll.isFinite && (0...60).contains(preRoll)) {
-            throw ValidationError("invalid --pre-roll \(preRoll): use 0 to 60 seconds")
+        if !(preRoll.isFinite && preRolls.contains(preRoll)) {
+            throw ValidationError("invalid --pre-roll \(preRoll): use \(Int(preRolls.lowerBound)) to \(Int(preRolls.upperBound)) seconds")
         }
         if output != "-" && type == nil && FileType(path: output) == nil {
             throw ValidationError("cannot tell the file type of '\(output)': end the name in \(FileType.extensionList), or give -t TYPE")

@@ -136,8 +136,9 @@ struct CaptureOptions: ParsableArguments {
     var queueLimit: Double?
 
     func validate() throws {
-        if let queueLimit, !(queueLimit.isFinite && queueLimit >= 0.4 && queueLimit <= 3600) {
-            throw ValidationError("invalid --queue-limit \(queueLimit): use 0.4 to 3600 seconds")
+        let queueLimits = Recorder.queueDurationRange()
+        if let queueLimit, !(queueLimit.isFinite && queueLimits.contains(queueLimit)) {
+            throw ValidationError("invalid --queue-limit \(queueLimit): use \(queueLimits.lowerBound) to \(Int(queueLimits.upperBound)) seconds")
         }
         if let duration {
             let format = try? StreamFormat(sampleRate: rate, channelCount: 1)

@@ -64,16 +64,18 @@ extension Recorder {
     @discardableResult
     public func record(to path: String, trigger: SoundTrigger, preRoll: Double = 0, overwrite: Bool = false,
                        frameLimit: Int64? = nil) throws(RecorderError) -> Int64 {
-        guard trigger.startAbove.isFinite, (-159...0).contains(trigger.startAbove) else {
+        let starts = SoundTrigger.startAboveRange, hangs = SoundTrigger.hangRange
+        guard trigger.startAbove.isFinite, starts.contains(trigger.startAbove) else {
             throw RecorderError(.invalidFormat,
-                "invalid start threshold \(trigger.startAbove) dBFS: use -159 to 0 dBFS, e.g. -40")
+                "invalid start threshold \(trigger.startAbove) dBFS: use \(Int(starts.lowerBound)) to \(Int(starts.upperBound)) dBFS, e.g. -40")
         }
-        guard trigger.stopBelow.isFinite, (-160...trigger.startAbove).contains(trigger.stopBelow) else {
+        let stops = SoundTrigger.stopBelowRange(startAbove: trigger.startAbove)
+        guard trigger.stopBelow.isFinite, stops.contains(trigger.stopBelow) else {
             throw RecorderError(.invalidFormat,
-                "invalid stop threshold \(trigger.stopBelow) dBFS: use -160 dBFS up to the start threshold (\(trigger.startAbove))")
+                "invalid stop threshold \(trigger.stopBelow) dBFS: use \(Int(stops.lowerBound)) dBFS up to the start threshold (\(trigger.startAbove))")
         }
-        guard trigger.hang.isFinite, (0...3_600).contains(trigger.hang) else {
-            throw RecorderError(.invalidFormat, "invalid hang time \(trigger.hang) s: use 0 to 3600 seconds")
+        guard trigger.hang.isFinite, hangs.contains(trigger.hang) else {
+            throw RecorderError(.invalidFormat, "invalid hang time \(trigger.hang) s: use \(Int(hangs.lowerBound)) to \(Int(hangs.upperBound)) seconds")
         }
         guard path != "-" else {
             throw RecorderError(.invalidFormat,

@@ -90,6 +90,16 @@ public final class Recorder: AudioMetering, Sendable {
     ///   - clientName: the application name the server shows for the stream (`pactl list source-outputs`).
     /// - Throws: `RecorderError` (`.invalidFormat`, `.serverUnreachable`, `.sourceNotFound`,
     ///   `.streamFailed`) with a one-line message.
+    /// The seconds of audio the server may hold for a recorder with buffers of `bufferDuration`
+    /// (`maxQueueDuration`): at least four buffers' worth, at most an hour.
+    public static func queueDurationRange(bufferDuration: Double = 0.1) -> ClosedRange<Double> {
+        let least = 4 * bufferDuration
+        return (least.isFinite && least >= 0 && least <= 3_600 ? least : 3_600)...3_600
+    }
+
+    /// The seconds of pre-roll a recorder may keep (`maximumPreRoll`).
+    public static let preRollRange: ClosedRange<Double> = 0...60
+
     public init(format: StreamFormat = .default, source: String? = nil, server: String? = nil,
                 bufferCount: Int = 3, bufferDuration: Double = 0.1,
                 maxQueueDuration: Double? = nil, reconnectTimeout: Double? = nil, maximumPreRoll: Double = 0,
@@ -101,7 +111,7 @@ public final class Recorder: AudioMetering, Sendable {
             throw RecorderError(.invalidFormat,
                 "invalid buffer duration \(bufferDuration) s: use 0.01 to 2 seconds (0.1 s is the design default)")
         }
-        if let maxQueueDuration, !(maxQueueDuration.isFinite && (4 * bufferDuration...3_600).contains(maxQueueDuration)) {
+        if let maxQueueDuration, !(maxQueueDuration.isFinite && Self.queueDurationRange(bufferDuration: bufferDuration).contains(maxQueueDuration)) {
             throw RecorderError(.invalidFormat,
                 "invalid queue duration \(maxQueueDuration) s: use at least 4 buffers' worth (\(4 * bufferDuration) s) "
                 + "and at most an hour (3600 s; the server caps it at 4 MiB anyway)")
@@ -109,8 +119,9 @@ public final class Recorder: AudioMetering, Sendable {
         if let reconnectTimeout, !(reconnectTimeout.isFinite && reconnectTimeout >= 0) {
             throw RecorderError(.invalidFormat, "invalid reconnect timeout \(reconnectTimeout) s: use 0 or more seconds")
         }
-        guard maximumPreRoll.isFinite, (0...60).contains(maximumPreRoll) else {
-            throw RecorderError(.invalidFormat, "invalid pre-roll \(maximumPreRoll) s: use 0 to 60 seconds")
+        guard maximumPreRoll.isFinite, Self.preRollRange.contains(maximumPreRoll) else {
+            throw RecorderError(.invalidFormat,
+                "invalid pre-roll \(maximumPreRoll) s: use \(Int(Self.preRollRange.lowerBound)) to \(Int(Self.preRollRange.upperBound)) seconds")
         }
         self.format = format
         self.bufferCount = bufferCount

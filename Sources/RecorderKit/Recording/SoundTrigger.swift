@@ -16,6 +16,15 @@ public struct SoundTrigger: Sendable, Hashable {
     /// `name-002.ext`…
     public var oneFile: Bool
 
+    /// The levels `startAbove` may take, dBFS.
+    public static let startAboveRange: ClosedRange<Float> = -159...0
+    /// The levels `stopBelow` may take with a given `startAbove`, dBFS (from −160 up to it).
+    public static func stopBelowRange(startAbove: Float) -> ClosedRange<Float> {
+        -160...(startAbove.isFinite ? max(-160, startAbove) : -160)
+    }
+    /// The hang times `hang` may take, seconds.
+    public static let hangRange: ClosedRange<Double> = 0...3_600
+
     /// `stopBelow` nil: the same as `startAbove`.
     public init(startAbove: Float, stopBelow: Float? = nil, hang: Double = 2, oneFile: Bool = false) {
         self.startAbove = startAbove
