@@ -68,6 +68,16 @@ public final class Recorder: AudioMetering, Sendable {
         set { lifecycle.withLock { $0.encoderQuality = newValue } }
     }
 
+    /// The seconds of audio the server may hold for a recorder with buffers of `bufferDuration`
+    /// (`maxQueueDuration`): at least four buffers' worth, at most an hour.
+    public static func queueDurationRange(bufferDuration: Double = 0.1) -> ClosedRange<Double> {
+        let least = 4 * bufferDuration
+        return (least.isFinite && least >= 0 && least <= 3_600 ? least : 3_600)...3_600
+    }
+
+    /// The seconds of pre-roll a recorder may keep (`maximumPreRoll`).
+    public static let preRollRange: ClosedRange<Double> = 0...60
+
     /// Connects to the server and starts capturing and metering.
     ///
     /// - Parameters:
@@ -90,16 +100,6 @@ public final class Recorder: AudioMetering, Sendable {
     ///   - clientName: the application name the server shows for the stream (`pactl list source-outputs`).
     /// - Throws: `RecorderError` (`.invalidFormat`, `.serverUnreachable`, `.sourceNotFound`,
     ///   `.streamFailed`) with a one-line message.
-    /// The seconds of audio the server may hold for a recorder with buffers of `bufferDuration`
-    /// (`maxQueueDuration`): at least four buffers' worth, at most an hour.
-    public static func queueDurationRange(bufferDuration: Double = 0.1) -> ClosedRange<Double> {
-        let least = 4 * bufferDuration
-        return (least.isFinite && least >= 0 && least <= 3_600 ? least : 3_600)...3_600
-    }
-
-    /// The seconds of pre-roll a recorder may keep (`maximumPreRoll`).
-    public static let preRollRange: ClosedRange<Double> = 0...60
-
     public init(format: StreamFormat = .default, source: String? = nil, server: String? = nil,
                 bufferCount: Int = 3, bufferDuration: Double = 0.1,
                 maxQueueDuration: Double? = nil, reconnectTimeout: Double? = nil, maximumPreRoll: Double = 0,
