@@ -41,7 +41,8 @@ final class PlaybackStream: CallbackTarget, @unchecked Sendable {
     /// The server's latency answer for the current stream (sink + transport, µs), once asked and answered.
     private var latencyAnswer: Int64??
 
-    /// Set by the write callback when it found nothing to write: the reader thread then writes on.
+    /// Set by the write callback when it found nothing to write: the reader thread then has the
+    /// mainloop write on (`resume`).
     let starving = Atomic<Bool>(false)
     /// Set when the current stream failed (server gone, sink removed).
     let failed = Atomic<Bool>(false)
