@@ -266,6 +266,42 @@ struct ControlPathTests {
         }
     }
 
+    /// A handler slower than real time at every buffer: libpulse's queue only grows, so a stop that
+    /// read until the queue is empty, or whose target followed what keeps arriving, would never end. The
+    /// flush's target is fixed when it is asked; the recording ends there, with every frame in the file.
+    @Test func aStopWithAHandlerSlowerThanRealTimeEnds() async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/behind.aiff"
+            let recorder = try Recorder(source: monitor, server: server.address, bufferCount: 2, bufferDuration: 0.01)
+            recorder.setInputHandler { _ in usleep(15_000) }  // 15 ms for each 10 ms buffer
+            try recorder.record(to: path)
+            // A second of backlog builds up behind the handler before the stop.
+            _ = try await readingThrough(recorder.capturedFrames + 44_100, recorder.levelReadings())
+            let summary = try await offThread { () throws -> RecordingSummary? in
+                let stopped = DispatchSemaphore(value: 0)
+                let result = Locked<Result<RecordingSummary?, RecorderError>?>(nil)
+                let thread = Thread {
+                    result.withLock { $0 = Result { () throws(RecorderError) in try recorder.stopRecording() } }
+                    stopped.signal()
+                }
+                thread.start()
+                // A ceiling only a hang reaches: the backlog is about a second of audio. (A hung recorder
+                // is left as it is: its stop would hang this test too.)
+                guard stopped.wait(timeout: .now() + 60) == .success else {
+                    throw TestFailure("stopRecording did not return in 60 s with the handler behind")
+                }
+                recorder.stop()
+                return try result.withLock { $0! }.get()
+            }
+            let done = try #require(summary)
+            if let serverCaptured = recorder.delivery.lastDrain.withLock({ $0 }) {
+                #expect(done.startFrame + done.frameCount >= serverCaptured)
+            }
+            let file = try readSoundFile(path)
+            #expect(Int64(file.samples.count) == done.frameCount && done.frameCount > 0)
+        }
+    }
+
     @Test func errorsKeepTheirCause() async throws {
         do {
             _ = try Recorder(server: "tcp:127.0.0.1:1")

@@ -6,8 +6,9 @@ extension CaptureStream {
     /// A stop's flush: read until the buffers hold every frame before `target`, or libpulse has
     /// nothing more, then hand on the partly filled buffer.
     struct Flush {
-        /// The frame asked for; nil: what has arrived when the mainloop first acts on it.
-        var target: Int64?
+        /// Fixed when asked: the frame asked for, or what had arrived by then if later, so a consumer
+        /// slower than real time cannot keep it moving.
+        let target: Int64
         /// Nil until the mainloop has acted; then where the recording ends, or `.needsBuffer`.
         var answer: FlushAnswer?
     }
@@ -22,11 +23,17 @@ extension CaptureStream {
         case needsBuffer
     }
 
-    /// Asks the mainloop to flush up to `frame` (nil: all that has arrived by then, at least). The
-    /// answer comes in `flushAnswer`, with `dataReady` posted. From the delivery thread.
+    /// Asks the mainloop to flush up to `frame`, or up to all that has arrived by now if that is
+    /// later (nil: all that has arrived). The answer comes in `flushAnswer`, with `dataReady` posted.
+    /// From the delivery thread.
     func beginFlush(upTo frame: Int64?, _ lock: MainloopLock) {
-        flush = Flush(target: frame, answer: nil)
+        flush = Flush(target: max(frame ?? 0, arrivedFrames(lock)), answer: nil)
         wake.request(lock)
+    }
+
+    /// Gives up a flush that was asked (the delivery thread waited past its ceiling).
+    func cancelFlush(_ lock: MainloopLock) {
+        flush = nil
     }
 
     /// After `.needsBuffer` and a buffer delivered: asks the mainloop to go on, to the same target.
@@ -43,14 +50,11 @@ extension CaptureStream {
     }
 
     /// The mainloop thread, after reading (`complete`: libpulse had nothing more): answers the flush
-    /// asked, if any. The target, when the request left it open, is fixed at the first answer to what
-    /// has arrived then, so a consumer slower than real time cannot keep it moving.
+    /// asked, if any.
     func answerFlush(complete: Bool) {
         guard var asked = flush, asked.answer == nil else { return }
-        let target = max(asked.target ?? 0, arrivedFrames(.inCallback))
-        asked.target = target
         notices.release()
-        if complete || filler.framePosition >= target {
+        if complete || filler.framePosition >= asked.target {
             filler.handOff()
             asked.answer = .ended(filler.framePosition)
         } else {

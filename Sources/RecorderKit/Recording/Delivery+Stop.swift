@@ -44,10 +44,11 @@ extension Delivery {
         deliverAvailable()
     }
 
-    /// Has the mainloop take from libpulse every frame before `frame` (nil: what has arrived by then)
+    /// Has the mainloop take from libpulse every frame before `frame` (nil: what has arrived by now)
     /// and hand on the partial buffer, delivering buffers whenever none is free; returns where the
-    /// recording may end. Waits for the mainloop's answers, re-checking at each wake-up (and every
-    /// 100 ms) that the stream is still open.
+    /// recording may end. Waits for each of the mainloop's answers at most `flushAnswerLimit` (a
+    /// mainloop that never answers is a hang, not load), re-checking every 100 ms; past it, or once the
+    /// stream is closed, the recording ends with what the buffers hold.
     func flushAll(upTo frame: Int64?) -> Int64 {
         capture.withLock { lock in
             capture.endDrain(lock)
@@ -55,21 +56,33 @@ extension Delivery {
         }
         // The wake-ups this loop takes may have been a request's: the worker's next round looks again.
         defer { worker.wake.post() }
+        var asked = monotonicNanoseconds()
         while true {
-            let answer = capture.withLock { capture.flushAnswer($0) }
-            switch answer {
+            switch capture.withLock({ capture.flushAnswer($0) }) {
             case .ended(let end):
                 return end
             case .needsBuffer:
-                guard let index = pool.filled.pop() else {
-                    return capture.withLock { capture.framePosition($0) }  // cannot happen: every buffer is queued
+                if let index = pool.filled.pop() {
+                    deliver(index)
+                    release(index)
+                    capture.withLock { capture.continueFlush($0) }
+                    asked = monotonicNanoseconds()
+                    continue
                 }
-                deliver(index)
-                release(index)
-                capture.withLock { capture.continueFlush($0) }
+                // Cannot happen (every buffer not being filled is queued): end at what is held.
             case nil:
-                if capture.closed.load(ordering: .acquiring) { return capture.withLock { capture.framePosition($0) } }
-                worker.wake.wait(until: monotonicNanoseconds() + 100_000_000)
+                let now = monotonicNanoseconds()
+                if !capture.closed.load(ordering: .acquiring) && now - asked < Self.flushAnswerLimit {
+                    worker.wake.wait(until: min(asked + Self.flushAnswerLimit, now + 100_000_000))
+                    continue
+                }
+            }
+            // Under the lock the mainloop is not in a callback: the partly filled buffer is handed on
+            // here (libpulse is not touched), so what it holds is delivered with the rest.
+            return capture.withLock { lock in
+                capture.cancelFlush(lock)
+                capture.filler.handOff()
+                return capture.framePosition(lock)
             }
         }
     }

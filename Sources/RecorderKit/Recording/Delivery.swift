@@ -67,6 +67,9 @@ final class Delivery: WorkerBody {
 
     /// How long a stop waits for what the server had captured to arrive (AudioQueueFlush's drain).
     static let drainTimeout: Int64 = 500_000_000
+    /// How long a stop's flush waits for one answer from the mainloop thread (which answers within
+    /// one of its iterations): only a mainloop that stopped running reaches it.
+    static let flushAnswerLimit: Int64 = 10_000_000_000
 
     init(format: StreamFormat, pool: BufferPool, capture: CaptureStream, wake: Semaphore,
          reconnectTimeout: Double?, preRollFrames: Int = 0) {
