@@ -144,9 +144,10 @@ final class LiveOutput: Sendable {
                     defer { count = 0 }
                     return count
                 }
-                // Clear the readout, print the message where it was, and draw the readout below it.
-                writeError((previous > 1 ? "\u{1B}[\(previous - 1)A" : "") + "\r\u{1B}[J" + "recorder: " + visible(message) + "\n")
-                drawLocked()
+                // Clear the readout, print the message where it was, and draw the readout below it, in
+                // one write: the terminal never shows the message without the readout.
+                drawLocked(above: (previous > 1 ? "\u{1B}[\(previous - 1)A" : "") + "\r\u{1B}[J" + "recorder: "
+                           + visible(message) + "\n")
             } else {
                 writeLine("recorder: " + message)
             }
@@ -201,7 +202,8 @@ final class LiveOutput: Sendable {
         terminal.withLock { drawLocked() }
     }
 
-    private func drawLocked() {
+    /// Draws the readout where it was, after `above` (text that ends where the readout begins).
+    private func drawLocked(above: String = "") {
         var current = state.withLock { $0 }
         if let path {
             var status = stat()
@@ -217,7 +219,7 @@ final class LiveOutput: Sendable {
         // Back to the first line of the previous drawing, then rewrite each line and clear its rest.
         // The cursor is left at column 0, so a "^C" the terminal echoes lands inside the line (and is
         // drawn over) instead of wrapping a full-width line onto the next one.
-        var text = previous > 1 ? "\u{1B}[\(previous - 1)A" : ""
+        var text = above + (previous > 1 ? "\u{1B}[\(previous - 1)A" : "")
         // A drawing with fewer lines than the last (the hint gone) clears what is left below it.
         text += lines.map { "\r" + $0 + "\u{1B}[K" }.joined(separator: "\n") + "\u{1B}[J\r"
         writeError(text)

@@ -28,13 +28,18 @@ final class Terminal {
     /// Polls the screen until it contains `text` (bounded at 30 s of the clock, not a count of polls:
     /// under CI's load each capture alone can take tens of milliseconds), and returns it.
     func waitFor(_ text: String) async throws -> String {
+        try await waitFor("'\(text)'") { $0.contains(text) }
+    }
+
+    /// Polls the screen until `shows` holds for it (the same 30 s ceiling), and returns it.
+    func waitFor(_ what: String, until shows: (String) -> Bool) async throws -> String {
         let deadline = monotonicSeconds() + 30
         while monotonicSeconds() < deadline {
             let current = try screen()
-            if current.contains(text) { return current }
+            if shows(current) { return current }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw TestFailure("the terminal never showed '\(text)'; it shows:\n\(try screen())")
+        throw TestFailure("the terminal never showed \(what); it shows:\n\(try screen())")
     }
 
     deinit { _ = try? tmux(["kill-server"]) }
@@ -104,15 +109,21 @@ struct TerminalTests {
             _ = try await terminal.waitFor(" dBFS")
             let other = PrivateServer.stereoSink + ".monitor"
             try server.moveRecordStream(to: other)
-            let warned = try await terminal.waitFor("moved to source '\(other)'")
+            // The warning, and the readout drawn again below it (a redraw is its own write).
+            let warned = try await terminal.waitFor("the warning with a readout below it") { screen in
+                let lines = nonEmptyLines(screen).filter { !$0.hasPrefix("keys: ") }
+                return screen.contains("moved to source '\(other)'") && lines.last?.contains(" dBFS") == true
+            }
             let lines = nonEmptyLines(warned).filter { !$0.hasPrefix("keys: ") }
             #expect(lines.count == 2, "\(lines)")
             #expect(lines.first?.wholeMatch(of: /recorder: warning: at \d\d:\d\d\.\d\d\d the stream was moved to source 'rk_stereo.monitor'/) != nil,
                     "\(lines)")
             #expect(lines.last?.contains(" dBFS") == true, "the readout is drawn below the warning: \(lines)")
             try server.moveRecordStream(to: PrivateServer.monoSink + ".monitor")
-            let back = nonEmptyLines(try await terminal.waitFor("moved to source '\(PrivateServer.monoSink).monitor'"))
-                .filter { !$0.hasPrefix("keys: ") }
+            let back = nonEmptyLines(try await terminal.waitFor("the second warning with a readout below it") { screen in
+                let lines = nonEmptyLines(screen).filter { !$0.hasPrefix("keys: ") }
+                return screen.contains("moved to source '\(PrivateServer.monoSink).monitor'") && lines.last?.contains(" dBFS") == true
+            }).filter { !$0.hasPrefix("keys: ") }
             #expect(back.count == 3 && back[2].contains(" dBFS"), "\(back)")
         }
     }
