@@ -8,8 +8,9 @@ import CPulse
 /// One defer event for the stream's life, so a request allocates nothing. `request` enables it under
 /// the lock, which wakes the mainloop; its callback, on the mainloop thread with the lock held, first
 /// calls `settle` (disabling it: an enabled defer event runs at every iteration and holds back every
-/// other event), then acts. Requests made before the callback ran are served by that one run, and a
-/// request made while it runs runs it again. After `free` no callback runs and `request` does nothing.
+/// other event), then acts. Requests made before the callback ran are served by that one run (no other
+/// thread can make one while it runs: it holds the lock). After `free` no callback runs and `request`
+/// does nothing.
 struct MainloopWake {
     typealias Callback = @convention(c) (UnsafeMutablePointer<pa_mainloop_api>?, OpaquePointer?,
                                          UnsafeMutableRawPointer?) -> Void
