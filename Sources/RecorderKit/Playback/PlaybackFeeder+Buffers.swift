@@ -144,8 +144,8 @@ extension PlaybackFeeder {
         guard count > state.reportedUnderflows else { return }
         let fresh = count - state.reportedUnderflows
         state.reportedUnderflows = count
-        // Running out at the end of what there was to play is the end, not an underrun.
-        guard !state.sourceEnded, state.mode == .playing else { return }
+        // (The stream counts no running out at the end of what there was to play: that is the end.)
+        guard state.mode == .playing else { return }
         underruns.add(fresh, ordering: .relaxed)
         events.yield(.underrun(atFrame: currentFrame))
     }

@@ -17,8 +17,8 @@ import Synchronization
 /// Locking: other threads use `withLock` (the mainloop lock); callbacks already hold it and never
 /// block. Only the player's reader thread calls the stream-changing methods.
 final class PlaybackStream: CallbackTarget, @unchecked Sendable {
-    // @unchecked Sendable: `stream`, `writing`, `writingOffset`, `writtenFrames`, the operations and the
-    // timing answer are touched only under the mainloop lock (callbacks, or `withLock`); the rest are
+    // @unchecked Sendable: `stream`, `writing`, `writingOffset`, `writtenFrames`, `ranOutAtEnd`, the
+    // operations and the timing answer are touched only under the mainloop lock (callbacks, or `withLock`); the rest are
     // atomics or immutable.
     let connection: PulseConnection
     /// The sink played to (the server's default resolved to its name).
@@ -46,8 +46,12 @@ final class PlaybackStream: CallbackTarget, @unchecked Sendable {
     let starving = Atomic<Bool>(false)
     /// Set when the current stream failed (server gone, sink removed).
     let failed = Atomic<Bool>(false)
-    /// Underruns of the current stream reported by the server (it ran out of audio while playing).
+    /// Underruns of the current stream reported by the server: it ran out of audio while playing, and
+    /// audio came after the place it ran out (the server's underflow index), so a silence was heard in
+    /// the middle of it. Running out of everything written is the end, unless more is written later.
     let underflows = Atomic<Int>(0)
+    /// The server ran out at the end of all that had been written: an underrun if anything follows.
+    private var ranOutAtEnd = false
     /// Set when a requested drain has completed: everything written has been played.
     let drained = Atomic<Bool>(false)
 
@@ -132,6 +136,7 @@ final class PlaybackStream: CallbackTarget, @unchecked Sendable {
         failed.store(false, ordering: .releasing)
         drained.store(false, ordering: .releasing)
         underflows.store(0, ordering: .relaxed)
+        ranOutAtEnd = false
         // The server's first request may have come before the write callback was set: the reader writes
         // the first buffers itself.
         starving.store(true, ordering: .relaxed)
@@ -148,10 +153,9 @@ final class PlaybackStream: CallbackTarget, @unchecked Sendable {
         pa_stream_set_write_callback(new, { stream, _, userdata in
             if let stream { PlaybackStream.from(userdata)?.writeAvailable(stream) }
         }, userdata)
-        pa_stream_set_underflow_callback(new, { _, userdata in
-            guard let playback = PlaybackStream.from(userdata) else { return }
-            playback.underflows.add(1, ordering: .relaxed)
-            playback.dataReady.post()
+        pa_stream_set_underflow_callback(new, { stream, userdata in
+            guard let stream, let playback = PlaybackStream.from(userdata) else { return }
+            playback.ranOut(atByte: pa_stream_get_underflow_index(stream))
         }, userdata)
     }
 
@@ -254,6 +258,18 @@ final class PlaybackStream: CallbackTarget, @unchecked Sendable {
         if let stream { writeAvailable(stream) }
     }
 
+    /// The mainloop thread (the underflow callback): the server ran out at byte `index` of the stream
+    /// (-1: it did not say). Before what was already written there is a gap in the middle; at the end
+    /// of it, the gap is one only if more is written (`writeAvailable`).
+    private func ranOut(atByte index: Int64) {
+        if index >= 0, index < writtenFrames * Int64(format.bytesPerFrame) {
+            underflows.add(1, ordering: .relaxed)
+            dataReady.post()
+        } else {
+            ranOutAtEnd = true
+        }
+    }
+
     /// Writes filled buffers while the server takes more. On the mainloop thread (the write callback,
     /// or `wake`'s).
     private func writeAvailable(_ stream: OpaquePointer) {
@@ -278,6 +294,11 @@ final class PlaybackStream: CallbackTarget, @unchecked Sendable {
                     writingOffset += count
                     writable -= count
                     writtenFrames += Int64(count / format.bytesPerFrame)
+                    if ranOutAtEnd {  // audio after the place the server ran out: it was an underrun
+                        ranOutAtEnd = false
+                        underflows.add(1, ordering: .relaxed)
+                        dataReady.post()
+                    }
                 }
                 if writingOffset >= pool.byteCount(of: index) {
                     writing = nil
