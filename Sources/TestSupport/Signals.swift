@@ -104,46 +104,6 @@ public func decodedFrames(_ path: String) throws -> (frames: Int64, statedFrames
     return (Int64(decoded.samples.count / decoded.channels), decoded.statedFrames)
 }
 
-/// What the monitor heard of a signal with no silence in it: from its first sample to its last, the
-/// silent gaps (8 or more zeros) left out, which must be no more than the `underruns` the player
-/// reported (late, not lost); nil if there are more.
-public func heardSignal(_ heard: [Int16], underruns: Int) -> [Int16]? {
-    guard let first = heard.firstIndex(where: { $0 != 0 }), let last = heard.lastIndex(where: { $0 != 0 }) else { return [] }
-    var joined: [Int16] = [], zeros = 0, gaps = 0
-    for sample in heard[first...last] {
-        if sample == 0 { zeros += 1; continue }
-        if zeros >= 8 { gaps += 1 } else { joined += repeatElement(0, count: zeros) }
-        zeros = 0
-        joined.append(sample)
-    }
-    return gaps <= underruns ? joined : nil
-}
-
-/// Where what the monitor heard departs from what was played, or nil if it does not: `played` from its
-/// first samples on, with nothing lost or repeated, and silent only where the player reported an underrun
-/// (a run of 8 or more zeros, which the test signals never hold, is the sink playing nothing while the
-/// player was late: late, not lost; at most `underruns` such runs), then silence to the end.
-public func departure(ofHeard heard: [Int16], from played: [Int16], underruns: Int) -> String? {
-    guard let start = firstIndex(of: Array(played.prefix(1_000)), in: heard) else { return "the start was not heard" }
-    var joined: [Int16] = [], zeros = 0, gaps = 0, index = start
-    while index < heard.count, joined.count < played.count {
-        let sample = heard[index]
-        index += 1
-        if sample == 0 { zeros += 1; continue }
-        if zeros >= 8 { gaps += 1 } else { joined += repeatElement(0, count: zeros) }
-        zeros = 0
-        joined.append(sample)
-    }
-    joined += repeatElement(0, count: min(zeros, played.count - joined.count))
-    if gaps > underruns { return "\(gaps) silent gaps heard, \(underruns) underruns reported" }
-    if joined.count < played.count { return "only \(joined.count) of \(played.count) frames heard" }
-    if let first = zip(joined, played).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
-        return "departs \(first) frames in"
-    }
-    if let extra = heard[index...].firstIndex(where: { $0 != 0 }) { return "more was heard after it, at \(extra)" }
-    return nil
-}
-
 /// Whether `take` holds a stretch of `signal` (64 samples of it, found from a few places in the take): its
 /// own signal, not another's or none, without assuming the sink played any particular part of it intact
 /// (a server can skip a cycle, its start included; what it delivered is a reference capture's to say).
