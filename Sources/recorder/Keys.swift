@@ -7,7 +7,7 @@ import Locking
 
 /// A key the commands act on.
 enum Key: Sendable {
-    case space, quit, marker, left, right
+    case space, quit, marker, left, right, circle, noGood
 }
 
 /// Reads keys from a terminal on stdin (no line buffering, no echo; Ctrl-C, Ctrl-\ and Ctrl-Z still
@@ -67,6 +67,8 @@ final class KeyReader: Sendable {
                 case 0x20: handle(.space)
                 case UInt8(ascii: "q"), UInt8(ascii: "Q"): handle(.quit)
                 case UInt8(ascii: "m"), UInt8(ascii: "M"): handle(.marker)
+                case UInt8(ascii: "c"), UInt8(ascii: "C"): handle(.circle)
+                case UInt8(ascii: "n"), UInt8(ascii: "N"): handle(.noGood)
                 default: break
                 }
             }

@@ -99,7 +99,7 @@ struct Play: AsyncParsableCommand {
             case .quit: session.quit()
             case .right: session.seek(by: 5)
             case .left: session.seek(by: -5)
-            case .marker: break
+            case .marker, .circle, .noGood: break
             }
         } : nil
         defer { keys?.restore() }

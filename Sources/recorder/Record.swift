@@ -84,7 +84,10 @@ struct Record: AsyncParsableCommand {
     @Flag(name: .customLong("one-file"), help: "Sound-activated: every take into OUTPUT itself, one after another.")
     var oneFile = false
 
+    @OptionGroup(title: "Take sheet (bext and iXML)") var sheet: TakeSheetOptions
+
     func validate() throws {
+        try sheet.validate(container: container, channels: capture.channels)
         if startAbove == nil {
             for (given, name) in [(stopBelow != nil, "--stop-below"), (hang != 2, "--hang"), (oneFile, "--one-file")] where given {
                 throw ValidationError("\(name) needs --start-above: give the level that starts a take, e.g. --start-above -40")
@@ -142,6 +145,15 @@ struct Record: AsyncParsableCommand {
         }
     }
 
+    /// The keys line, with the take's marks when the files have a take sheet.
+    private func keyHint(_ metadata: RecordingMetadata) -> String {
+        let marks = metadata.ixml && [.wav, .rf64, .aiff, .caf].contains(container ?? .au)
+        let keys = (startAbove == nil ? "keys: space pause/resume, m marker" : "keys: m marker")
+            + (marks ? ", c circle, n no good" : "") + ", q stop"
+        let state = [metadata.circled ? "circled" : nil, metadata.noGood ? "no good" : nil].compactMap { $0 }
+        return keys + (marks && !state.isEmpty ? "  [take " + state.joined(separator: ", ") + "]" : "")
+    }
+
     /// `seconds` in whole frames (rounded down) at the capture rate; nil unless finite, >= 0 and countable.
     private func frames(_ seconds: Double) -> Int64? {
         (try? StreamFormat(sampleRate: capture.rate, channelCount: 1))?.frames(seconds: seconds, rounding: .down)
@@ -170,6 +182,7 @@ struct Record: AsyncParsableCommand {
         }
         let recorder = try capture.startRecorder(maximumPreRoll: preRoll)
         recorder.encoderQuality = quality
+        recorder.metadata = sheet.metadata(output: output)
         var startTime: Double?
         if let startAt, let start = StartTime(startAt) {
             guard let seconds = start.secondsFromNow() else {
@@ -246,13 +259,17 @@ struct Record: AsyncParsableCommand {
             case .space: if recorder.isPaused { recorder.resume() } else { recorder.pause() }
             case .marker: _ = try? recorder.addMarker()
             case .quit: StopRequests.shared.requestStop()
+            case .circle, .noGood:
+                // Saved in the take's iXML when its file closes: the hint line says how it stands.
+                var metadata = recorder.metadata
+                if key == .circle { metadata.circled.toggle() } else { metadata.noGood.toggle() }
+                recorder.metadata = metadata
+                live.setHint(keyHint(metadata))
             case .left, .right: break
             }
         } : nil
         defer { keys?.restore() }
-        if keys != nil {
-            live.setHint(trigger == nil ? "keys: space pause/resume, m marker, q stop" : "keys: m marker, q stop")
-        }
+        if keys != nil { live.setHint(keyHint(recorder.metadata)) }
         if let trigger { live.setStatus("waiting for > \(format(Double(trigger.startAbove), 1)) dBFS") }
         live.start()
         let sampleRate = Double(capture.rate)
@@ -348,40 +365,3 @@ private func gapReason(_ reason: RecordingGap.Reason) -> String {
     case .systemSleep: "machine asleep"
     }
 }
-
-/// `--start-at`: "+SECONDS" from now, or a clock time today ("HH:MM", "HH:MM:SS", local time).
-struct StartTime {
-    private enum Kind { case delay(Double), clock(Int) }
-    private let kind: Kind
-
-    init?(_ text: String) {
-        if text.hasPrefix("+") {
-            guard let seconds = Double(text.dropFirst()), seconds.isFinite, (0...86_400).contains(seconds) else { return nil }
-            kind = .delay(seconds)
-            return
-        }
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
-        guard (2...3).contains(parts.count), parts.allSatisfy({ $0 != nil }) else { return nil }
-        let (hour, minute, second) = (parts[0]!, parts[1]!, parts.count == 3 ? parts[2]! : 0)
-        guard (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second) else { return nil }
-        kind = .clock(hour * 3600 + minute * 60 + second)
-    }
-
-    /// Seconds from now until the time (nil if a clock time today has passed).
-    func secondsFromNow() -> Double? {
-        switch kind {
-        case .delay(let seconds):
-            return seconds
-        case .clock(let secondOfDay):
-            var now = timespec()
-            clock_gettime(CLOCK_REALTIME, &now)
-            var seconds = now.tv_sec
-            var local = tm()
-            localtime_r(&seconds, &local)
-            let today = Double(Int(local.tm_hour) * 3600 + Int(local.tm_min) * 60 + Int(local.tm_sec)) + Double(now.tv_nsec) / 1e9
-            let ahead = Double(secondOfDay) - today
-            return ahead >= 0 ? ahead : nil
-        }
-    }
-}
-

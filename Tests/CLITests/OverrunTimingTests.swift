@@ -109,6 +109,13 @@ struct OverrunTimingTests {
                 file[resumed + $0] != noise[layout.resumedNoiseFrame + $0]
             }.count
             #expect(mismatches == 0, "\(mismatches) samples after the silence differ from the noise")
+            // The loss is a marker in the file, where the silence begins, named for what happened.
+            let analysis = try await recorder(["analyze", "--json", path])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(analysis.stdout.utf8)) as? [String: Any])
+            let markers = try #require(object["markers"] as? [[String: Any]])
+            let seconds = String(format: "%.3f", Double(lost) / 44_100)
+            #expect(markers.count == 1 && markers.first?["frame"] as? Int == layout.departure
+                    && markers.first?["label"] as? String == "gap \(seconds) s: the system did not keep up", "\(markers)")
             print("SIGSTOP 5 s with a 2 s queue on \(server.kind): \(layout); reported \(lost) frames lost")
         }
     }

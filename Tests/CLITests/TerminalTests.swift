@@ -60,7 +60,7 @@ struct TerminalTests {
             let drawing = try await terminal.waitFor("avg  -9.0 pk  -6.0 dBFS")
             let lines = nonEmptyLines(drawing)
             #expect(lines.count == 2, "\(lines)")
-            #expect(lines.last == "keys: space pause/resume, m marker, q stop", "the keys are named under the readout")
+            #expect(lines.last == "keys: space pause/resume, m marker, c circle, n no good, q stop", "the keys are named under the readout")
             let line = try #require(lines.first)
             #expect(line.wholeMatch(of: /\d\d:\d\d\.\d \[[#.|]+\] avg  -9\.0 pk  -6\.0 dBFS +[\d.]+ (B|KiB|MiB)/) != nil, "\(line)")
             #expect(line.contains("avg  -9.0 pk  -6.0 dBFS"))
@@ -140,12 +140,19 @@ struct TerminalTests {
             try terminal.start("\(try builtProduct("recorder")) record \(path) --channels 2 --levels-json > \(events); stty -a; sleep 60",
                                width: 100, height: 40, environment: ["PULSE_SERVER": server.address, "NO_COLOR": ""])
             let first = nonEmptyLines(try await terminal.waitFor("pk  -6.0 dBFS"))
-            #expect(first.count == 3 && first[2] == "keys: space pause/resume, m marker, q stop", "\(first)")
+            #expect(first.count == 3 && first[2] == "keys: space pause/resume, m marker, c circle, n no good, q stop", "\(first)")
             func bar(_ line: String) -> Substring { line.drop { $0 != "[" }.prefix { $0 != "]" } }
             #expect(first.count == 3 && !bar(first[0]).isEmpty && bar(first[0]).count == bar(first[1]).count, "\(first)")
 
             try terminal.tmux(["send-keys", "m"])
             _ = try await terminal.waitFor(" 1 marker")
+            // c circles the take, n marks it no good, n again takes that back: the hint says how it stands.
+            try terminal.tmux(["send-keys", "c"])
+            _ = try await terminal.waitFor("q stop  [take circled]")
+            try terminal.tmux(["send-keys", "n"])
+            _ = try await terminal.waitFor("[take circled, no good]")
+            try terminal.tmux(["send-keys", "n"])
+            _ = try await terminal.waitFor("the take circled alone") { $0.contains("q stop  [take circled]") && !$0.contains("no good]") }
             try terminal.tmux(["send-keys", "Space"])
             _ = try await terminal.waitFor(" paused")
             // A second of audio captured while paused (the level lines go on), then resume.
@@ -179,6 +186,9 @@ struct TerminalTests {
             let stored = try #require(file["markers"] as? [[String: Any]])
             #expect(stored.compactMap { $0["frame"] as? Int } == frames)
             #expect(stored.compactMap { $0["label"] as? String } == ["marker 1", "marker 2"])
+            // The take's marks, saved in its iXML when the file closed.
+            let sheet = try #require(try ixmlDocument(path), "no iXML chunk in \(path)")
+            #expect(sheet.contains("<CIRCLED>TRUE</CIRCLED>") && sheet.contains("<NO_GOOD>FALSE</NO_GOOD>"), "\(sheet)")
             let levels = try jsonLines(in: events).filter { $0["event"] == nil }
             let captured = try #require(levels.last?["frames"] as? Int)
             let fileFrames = Int(((file["duration_s"] as? Double) ?? 0) * 44_100 + 0.5)

@@ -1,6 +1,7 @@
 // Markers in a sound file: the AIFF `MARK` chunk and the WAV `cue ` chunk with its `labl` labels, as
-// libsndfile, sox and DAWs read them.
+// libsndfile, sox and DAWs read them, appended to a file whose header is final.
 import CSndFile
+import Glibc
 
 /// The bytes of the chunk(s) that hold a file's markers.
 struct MarkerChunk {
@@ -73,6 +74,33 @@ struct MarkerChunk {
             return nil
         }
         self.bytes = bytes
+    }
+
+    /// Appends the chunk at the end of the file open at `descriptor` (after a pad byte if the file's
+    /// length is odd) and adds it to the container's size (FORM big-endian, RIFF little-endian, at
+    /// offset 4), if the file stays within `byteLimit` bytes; false (the file as it was) otherwise.
+    func append(to descriptor: Int32, bigEndian: Bool, byteLimit: Int64?) -> Bool {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return false }
+        var end = Int64(status.st_size)
+        var bytes = self.bytes
+        if end % 2 == 1 { bytes.insert(0, at: 0) }
+        var header = [UInt8](repeating: 0, count: 8)
+        guard pread(descriptor, &header, 8, 0) == 8 else { return false }
+        let declared = bigEndian ? header[4..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            : header[4..<8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        // Only a container whose size covers the whole file (libsndfile's own), and that stays within 4 GiB.
+        guard declared + 8 == UInt64(end), UInt64(end) + UInt64(bytes.count) - 8 <= UInt64(UInt32.max),
+              end + Int64(bytes.count) <= byteLimit ?? .max else { return false }
+        let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(end)) }
+        guard written == bytes.count else {
+            _ = ftruncate(descriptor, off_t(end))
+            return false
+        }
+        end += Int64(bytes.count)
+        let newSize = UInt32(end - 8)
+        let sizeBytes: [UInt8] = (0..<4).map { UInt8(truncatingIfNeeded: newSize >> (bigEndian ? 24 - 8 * $0 : 8 * $0)) }
+        return pwrite(descriptor, sizeBytes, 4, 4) == 4
     }
 
     /// The most bytes the chunk(s) for `markers` (those from `index` on) add to a `type` file, the pad

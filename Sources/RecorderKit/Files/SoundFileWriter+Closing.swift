@@ -28,38 +28,14 @@ extension SoundFileWriter {
         // A FLAC stream's last block is written here: to a pipe, into the relay, which passes it on.
         sf_close(file)
         if fileType == .aiff && framesWritten == 0 { padEmptySoundChunk() }
+        if let ixmlDocument {  // after libsndfile's last header, which holds the first document
+            _ = IXMLChunk.fill(ixmlDocument, reserved: ixmlReserved, descriptor: descriptor, headerBytes: headerBytes, type: fileType)
+        }
         let stored = markers.isEmpty
-            || MarkerChunk(type: fileType, markers: markers).map { appendChunk($0, byteLimit: byteLimit) } ?? false
+            || MarkerChunk(type: fileType, markers: markers).map { $0.append(to: descriptor, bigEndian: fileType == .aiff, byteLimit: byteLimit) } ?? false
         if let pipe { pipe.close(isStopping: isStopping) } else { Glibc.close(descriptor) }
         lock?.release()
         return stored
-    }
-
-    /// Appends `chunk` at the end of the file (after a pad byte if the file's length is odd) and adds it
-    /// to the container's size (FORM big-endian, RIFF little-endian, at offset 4).
-    func appendChunk(_ chunk: MarkerChunk, byteLimit: Int64?) -> Bool {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return false }
-        var end = Int64(status.st_size)
-        var bytes = chunk.bytes
-        if end % 2 == 1 { bytes.insert(0, at: 0) }
-        var header = [UInt8](repeating: 0, count: 8)
-        guard pread(descriptor, &header, 8, 0) == 8 else { return false }
-        let bigEndian = fileType == .aiff
-        let declared = bigEndian ? header[4..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            : header[4..<8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        // Only a container whose size covers the whole file (libsndfile's own), and that stays within 4 GiB.
-        guard declared + 8 == UInt64(end), UInt64(end) + UInt64(bytes.count) - 8 <= UInt64(UInt32.max),
-              end + Int64(bytes.count) <= byteLimit ?? .max else { return false }
-        let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(end)) }
-        guard written == bytes.count else {
-            _ = ftruncate(descriptor, off_t(end))
-            return false
-        }
-        end += Int64(bytes.count)
-        let newSize = UInt32(end - 8)
-        let sizeBytes: [UInt8] = (0..<4).map { UInt8(truncatingIfNeeded: newSize >> (bigEndian ? 24 - 8 * $0 : 8 * $0)) }
-        return pwrite(descriptor, sizeBytes, 4, 4) == 4
     }
 
     /// sox refuses an AIFF whose SSND chunk holds no bytes ("Missing SSND chunk"), which is what an empty

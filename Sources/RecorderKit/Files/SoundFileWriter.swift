@@ -26,6 +26,11 @@ public final class SoundFileWriter: @unchecked Sendable {
     public let sampleFormat: SampleFormat
     /// The lossy encoder's quality asked for (0…1), or nil for libsndfile's default.
     public let quality: Double?
+    /// The file's bext chunk as last set (WAV and RF64 only; nil: none). See `setBroadcastInfo(_:)`.
+    public internal(set) var broadcastInfo: BroadcastInfo?
+    /// Bytes reserved for the iXML chunk (0: none), and the document to write there at `close()`.
+    var ixmlReserved = 0
+    var ixmlDocument: String?
     /// Host-order samples for containers that are not big-endian PCM: 16-bit, 24/32-bit (as libsndfile's
     /// ints, the sample in the top bits) or float; only the one the format needs, sized once.
     var shortScratch: [Int16] = []
@@ -90,8 +95,13 @@ public final class SoundFileWriter: @unchecked Sendable {
     ///   - fileType: the container, when the name's extension does not say it (or says another).
     ///   - quality: for the lossy types (Ogg Vorbis, Opus, MP3), the encoder's quality from 0 (smallest)
     ///     to 1 (best), as AVEncoderAudioQualityKey; nil: libsndfile's default. Refused for the others.
+    ///   - broadcast: a bext chunk (Broadcast Wave) for a WAV or RF64 file, in its header from the start
+    ///     (`headerBytes` counts it); left out of other types, which have no place for it.
+    ///   - ixml: an iXML document for a WAV, RF64, AIFF or CAF file, in its header from the start with
+    ///     at least 1 KiB of room to grow, in 4 KiB blocks (`setIXML(_:)`); left out of other types.
     public init(path: String, format: StreamFormat, overwrite: Bool = false,
-                maxFramesPerWrite: Int = 4_410, fileType: FileType? = nil, quality: Double? = nil) throws(RecorderError) {
+                maxFramesPerWrite: Int = 4_410, fileType: FileType? = nil, quality: Double? = nil,
+                broadcast: BroadcastInfo? = nil, ixml: String? = nil) throws(RecorderError) {
         let toStandardOutput = path == "-"
         var existing = stat()
         let deviceType = !toStandardOutput && lstat(path, &existing) == 0 ? existing.st_mode & S_IFMT : 0
@@ -219,6 +229,9 @@ public final class SoundFileWriter: @unchecked Sendable {
             // RIFF WAVE until the audio passes 4 GiB, then RF64 (before any header refresh below).
             sf_command(file, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE))
         }
+        // Before any audio: libsndfile takes a first bext chunk only then.
+        broadcastInfo = (type == .wav || type == .rf64) && broadcast?.set(on: file) == true ? broadcast : nil
+        if let ixml, [.wav, .rf64, .aiff, .caf].contains(type) { ixmlReserved = IXMLChunk.reserve(ixml, on: file) }
         if var quality {
             // Before any audio: the encoder is set up with it at the first write.
             sf_command(file, Int32(SFC_SET_VBR_ENCODING_QUALITY), &quality, Int32(MemoryLayout<Double>.size))
@@ -253,31 +266,6 @@ public final class SoundFileWriter: @unchecked Sendable {
         let audioBytes = type.maxAudioBytes(bytesPerFrame: format.bytesPerFrame) - Int64(max(headerBytes, 4096))
         // A stream to a pipe states no length, so it has none to outgrow.
         frameCapacity = refreshesHeader ? audioBytes / Int64(format.bytesPerFrame) : StreamFormat.maxFrameCount
-    }
-
-    private static func creationError(path: String, errno code: Int32) -> RecorderError {
-        var status = stat()
-        let isDirectory = lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
-        if isDirectory {
-            return RecorderError(.cannotCreateFile, "cannot create '\(path)': it is a directory; give a file name",
-                                 underlying: .init(.posix, code))
-        }
-        if code == EEXIST {
-            return RecorderError(.fileExists,
-                "'\(path)' already exists and was left untouched; choose another name or allow overwriting",
-                underlying: .init(.posix, code))
-        }
-        if code == ELOOP {
-            return RecorderError(.cannotCreateFile,
-                "cannot create '\(path)': it is a symbolic link (or a loop of them), which is not followed; "
-                + "give the real path", underlying: .init(.posix, code))
-        }
-        let reason = String(cString: strerror(code))
-        let hint = code == ENOENT ? "create the directory first"
-            : code == EACCES || code == EPERM || code == EROFS ? "choose a writable location"
-            : "choose another path"
-        return RecorderError(.cannotCreateFile, "cannot create '\(path)': \(reason); \(hint)",
-                             underlying: .init(.posix, code))
     }
 
     /// Appends whole frames of interleaved big-endian samples of the writer's `sampleFormat` (packets, as
@@ -371,26 +359,6 @@ public final class SoundFileWriter: @unchecked Sendable {
             }
         }
         return Int(max(0, written))
-    }
-
-    private func writeError() -> RecorderError {
-        let systemError = errno
-        // The system's reason when the descriptor refused the bytes. libsndfile's FLAC encoder reports a
-        // failed write as a problem "with initialization of the flac decoder", and its errno is gone.
-        let reason = [ENOSPC, EPIPE, EIO, EBADF, EFBIG, EDQUOT].contains(systemError) ? String(cString: strerror(systemError))
-            : fileType == .flac ? "the FLAC encoder could not write its output (libsndfile gives no reason: a full disk or device?)"
-            : sndfileReason(file)
-        if isStandardOutput {
-            let gone = systemError == EPIPE
-            return RecorderError(.writeFailed,
-                gone ? "standard output was closed by its reader after \(framesWritten) frames; the recording ended there"
-                     : "writing to standard output failed after \(framesWritten) frames: \(reason); the recording ended there",
-                underlying: systemError != 0 ? .init(.posix, systemError) : .init(.sndfile, sf_error(file)))
-        }
-        return RecorderError(.writeFailed,
-            "writing '\(path)' failed after \(framesWritten) frames: \(reason); the file was closed with "
-            + "what was written; free space or choose another disk",
-            underlying: systemError != 0 ? .init(.posix, systemError) : .init(.sndfile, sf_error(file)))
     }
 
     deinit {

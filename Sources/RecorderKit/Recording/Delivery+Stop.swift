@@ -99,6 +99,7 @@ extension Delivery {
         endTake(session)
         // (`endTake` may have moved the trigger's last end; the markers and pauses are as before.)
         session.closeFile(markers: recording?.markers ?? [], last: true)
+        session.completeFileSet()
         // A sound-activated recording that never took leaves no file (it created the one it had ready).
         let untaken = recording?.isTriggered == true && session.takes.isEmpty
         if untaken { unlink(session.files[0]) }

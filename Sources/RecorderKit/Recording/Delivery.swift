@@ -346,7 +346,7 @@ final class Delivery: WorkerBody {
             let slice = UnsafeRawBufferPointer(rebasing: bytes[
                 Int(part.lowerBound - startFrame) * bytesPerFrame ..< Int(part.upperBound - startFrame) * bytesPerFrame])
             do throws(RecorderError) {
-                try session.write(slice, markers: recording.markers, sums: slice.count == bytes.count ? sums : nil) { path, offset in
+                try session.write(slice, startFrame: part.lowerBound, markers: recording.markers, sums: slice.count == bytes.count ? sums : nil) { path, offset in
                     events.yield(.fileStarted(path: path, atFrame: part.lowerBound + Int64(offset)))
                 }
                 return true

@@ -32,10 +32,38 @@ final class FileSession: @unchecked Sendable {
     var takes: [RecordingTake] = []
     /// Its open take (its length still 0), and the frames written before it began.
     var openTake: (take: RecordingTake, position: Int64)?
+    /// What each file says of itself (its bext and iXML chunks), and the wall-clock time of a recorder
+    /// frame. `currentMetadata` is asked when a file is closed: the iXML fields as they stand then.
+    let metadata: RecordingMetadata
+    let currentMetadata: @Sendable () -> RecordingMetadata
+    let clock: FrameClock
+    /// Frames of pre-roll the recording begins with.
+    let preRollFrames: Int64
+    /// Per file so far: what its iXML says besides the metadata (filled again at the end, when the
+    /// number of files is known).
+    private(set) var sheets: [IXMLFacts] = []
+    /// Per file: the bytes its iXML chunk was given (0: none).
+    private var sheetRoom: [Int] = []
+    /// The recorder frame of the current file's first frame, once written.
+    private var fileFirstFrame: Int64?
+    /// The current file's loudness, measured as it is written, for its bext chunk (nil without one).
+    private var loudness: LoudnessMeter?
+    private var loudnessScratch: [Float] = []
+    /// The gaps already placed in a file as markers (`gaps` before this index).
+    private var markedGaps = 0
 
-    init(writer: SoundFileWriter, format: StreamFormat, overwrite: Bool, startFrame: Int64,
-         maxFramesPerFile: Int64?, maxBytesPerFile: Int64?, baseName: String? = nil) {
+    /// `writer` was made with `firstFile`'s chunks (`FileSession.firstFile`).
+    init(writer: SoundFileWriter, firstFile: IXMLFacts, format: StreamFormat, overwrite: Bool, startFrame: Int64,
+         maxFramesPerFile: Int64?, maxBytesPerFile: Int64?, baseName: String? = nil,
+         metadata: RecordingMetadata, currentMetadata: @escaping @Sendable () -> RecordingMetadata,
+         clock: FrameClock, preRollFrames: Int64) {
         self.writer = writer
+        self.metadata = metadata
+        self.currentMetadata = currentMetadata
+        self.clock = clock
+        self.preRollFrames = preRollFrames
+        sheets = [firstFile]
+        sheetRoom = [writer.ixmlReserved]
         self.baseName = baseName ?? writer.path
         self.format = format
         self.overwrite = overwrite
@@ -57,18 +85,20 @@ final class FileSession: @unchecked Sendable {
         return limit
     }
 
-    /// Writes whole frames, moving on to the next numbered file at each file's limit (the closed file
-    /// gets its `markers`). Calls `started` with each new file's path and the offset (in frames) of its
-    /// first frame in `bytes`. `sums` (of all of `bytes`, when measured already) go to the totals if
-    /// `bytes` is written in one piece; otherwise each piece is measured.
-    func write(_ bytes: UnsafeRawBufferPointer, markers: [PendingMarker], sums: [ChannelSums]? = nil,
+    /// Writes whole frames (`startFrame` the recorder frame of the first), moving on to the next
+    /// numbered file at each file's limit (the closed file gets its `markers`). Calls `started` with
+    /// each new file's path and the offset (in frames) of its first frame in `bytes`. `sums` (of all of
+    /// `bytes`, when measured already) go to the totals if `bytes` is written in one piece; otherwise
+    /// each piece is measured.
+    func write(_ bytes: UnsafeRawBufferPointer, startFrame: Int64, markers: [PendingMarker], sums: [ChannelSums]? = nil,
                started: (String, Int) -> Void) throws(RecorderError) {
         let bytesPerFrame = format.bytesPerFrame
         var offset = 0
         while bytes.count - offset >= bytesPerFrame {  // whole frames (a partial one cannot be written)
-            // A size limit holds the marker chunks close will add for the markers this file has so far.
+            // A size limit holds the marker chunks close will add for the markers (and gaps) this file
+            // has so far.
             let reserve = maxBytesPerFile == nil ? 0
-                : MarkerChunk.maxByteCount(type: writer.fileType, markers: markers, from: framesBefore)
+                : MarkerChunk.maxByteCount(type: writer.fileType, markers: markers + gapMarkers(), from: framesBefore)
             let room = Self.limit(of: writer, maxFrames: maxFramesPerFile, maxBytes: maxBytesPerFile.map { $0 - reserve },
                                   bytesPerFrame: bytesPerFrame) - writer.framesWritten
             if room <= 0 {
@@ -78,7 +108,9 @@ final class FileSession: @unchecked Sendable {
             }
             let count = Int(min(room, Int64((bytes.count - offset) / bytesPerFrame))) * bytesPerFrame
             let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
+            if writer.framesWritten == 0 { stamp(firstFrame: startFrame + Int64(offset / bytesPerFrame)) }
             try writer.write(packets: slice)
+            measureLoudness(slice)
             if let sums, count == bytes.count {
                 sums.withUnsafeBufferPointer { totals.add($0, frames: count / bytesPerFrame) }
             } else {
@@ -95,10 +127,21 @@ final class FileSession: @unchecked Sendable {
                 "\(writer.isDevice ? "'\(writer.path)'" : "standard output") is full at \(writer.framesWritten) frames: a \(writer.fileType.rawValue.uppercased()) "
                 + "stream cannot describe more; use -t raw or FLAC, or record into a file")
         }
+        var facts = sheets[0]
+        facts.fileUID = BroadcastInfo.uniqueReference()
+        facts.fileIndex = files.count + 1
+        facts.totalFiles = files.count + 1
+        facts.preRecordFrames = 0
+        let now = realtimeSeconds()
+        facts.timeReference = Self.timeReference(at: now, sampleRate: format.sampleRate)
         let next = try SoundFileWriter(path: path, format: format, overwrite: overwrite,
                                        maxFramesPerWrite: writer.maxFramesPerWrite, fileType: writer.fileType,
-                                       quality: writer.quality)
+                                       quality: writer.quality,
+                                       broadcast: metadata.broadcastInfo(firstFrameTime: now, sampleRate: format.sampleRate),
+                                       ixml: metadata.ixmlDocument(facts))
         closeFile(markers: markers, last: false)
+        sheets.append(facts)
+        sheetRoom.append(next.ixmlReserved)
         framesBefore += writer.framesWritten
         writer = next
         files.append(path)
@@ -108,15 +151,104 @@ final class FileSession: @unchecked Sendable {
     /// including, the next file's first frame; the last file also takes those at (or, clamped, past)
     /// its end. Markers are added in frame order, and all of a file's are known when it is closed: each
     /// was added before the frame after it was captured.
+    ///
+    /// Each gap that begins in the file (or began before it and was not placed yet) is a marker there
+    /// too, named for what happened (`RecordingGap.markerLabel`); the summary lists only the markers
+    /// added. A file with a bext chunk gets the loudness measured over it first.
     func closeFile(markers: [PendingMarker], last: Bool) {
         let end = framesBefore + writer.framesWritten
         let mine = markers.filter { $0.position >= framesBefore && ($0.position < end || last) }
         let frames = mine.map { (frame: min($0.position, end) - framesBefore, label: $0.label) }
-        let stored = writer.close(markers: frames, byteLimit: maxBytesPerFile) && (writer.fileType == .aiff || writer.fileType == .wav)
+        let placed = gaps[markedGaps...].prefix { $0.startFrame < end || last }
+        markedGaps += placed.count
+        let gapFrames = placed.map { (frame: max(0, min($0.startFrame, end) - framesBefore), label: $0.markerLabel) }
+        if var info = writer.broadcastInfo, let loudness {
+            info.takeLoudness(from: loudness, channelCount: format.channelCount)
+            writer.setBroadcastInfo(info)
+        }
+        loudness = nil
+        fillSheet(preRecordFrames: takes.first { $0.path == writer.path }.map { $0.onsetFrame - $0.startFrame }
+                      ?? (files.count == 1 ? preRollFrames : 0))
+        let all = (frames + gapFrames).enumerated().sorted { ($0.element.frame, $0.offset) < ($1.element.frame, $1.offset) }.map(\.element)
+        let stored = writer.close(markers: all, byteLimit: maxBytesPerFile) && (writer.fileType == .aiff || writer.fileType == .wav)
         for (marker, placed) in zip(mine, frames) {
             self.markers.append(RecordingMarker(label: marker.label, startFrame: framesBefore + placed.frame,
                                                 path: writer.path, fileFrame: placed.frame,
                                                 isStoredInFile: stored, sampleRate: format.sampleRate))
+        }
+    }
+
+    /// The gaps not yet placed in a file, as markers at their place (or the current file's start).
+    private func gapMarkers() -> [PendingMarker] {
+        gaps[markedGaps...].map { PendingMarker(position: max($0.startFrame, framesBefore), label: $0.markerLabel) }
+    }
+
+    /// Before a file's first frame: its bext chunk gets that frame's wall-clock time, and its loudness
+    /// starts being measured.
+    private func stamp(firstFrame: Int64) {
+        fileFirstFrame = firstFrame
+        guard let current = writer.broadcastInfo else { return }
+        var info = BroadcastInfo(description: current.description, originator: current.originator,
+                                 firstFrameTime: clock.seconds(at: firstFrame), sampleRate: format.sampleRate)
+        info.originatorReference = current.originatorReference
+        writer.setBroadcastInfo(info)
+        loudness = try? LoudnessMeter(channelCount: format.channelCount, sampleRate: format.sampleRate, histogram: true)
+        loudness?.weigh(ChannelWeight.of(channelCount: format.channelCount, map: nil))
+    }
+
+    /// Adds what was written to the current file's loudness.
+    private func measureLoudness(_ slice: UnsafeRawBufferPointer) {
+        guard let loudness else { return }
+        let count = slice.count / format.sampleFormat.bytesPerSample
+        if loudnessScratch.count < count { loudnessScratch = [Float](repeating: 0, count: count) }
+        let decoded = loudnessScratch.withUnsafeMutableBufferPointer { format.sampleFormat.decode(slice, into: $0) }
+        loudnessScratch.withUnsafeBufferPointer { loudness.add(interleaved: UnsafeBufferPointer(rebasing: $0[0..<decoded])) }
+    }
+
+    /// Frames from local midnight to `seconds` (wall-clock time), at `sampleRate`.
+    static func timeReference(at seconds: Double, sampleRate: Int) -> UInt64 {
+        BroadcastInfo(firstFrameTime: seconds, sampleRate: sampleRate).timeReference
+    }
+
+    /// The iXML facts of a recording's first file, made before its first frame is known.
+    static func firstFile(format: StreamFormat, firstFrameTime: Double, preRollFrames: Int64) -> IXMLFacts {
+        IXMLFacts(sampleRate: format.sampleRate, bitDepth: 8 * format.sampleFormat.bytesPerSample,
+                  channelCount: format.channelCount,
+                  timeReference: timeReference(at: firstFrameTime, sampleRate: format.sampleRate),
+                  fileUID: BroadcastInfo.uniqueReference(), familyUID: BroadcastInfo.uniqueReference(),
+                  fileIndex: 1, totalFiles: 1, preRecordFrames: preRollFrames)
+    }
+
+    /// The current file's iXML as it stands when it is closed: its first frame's time, its pre-roll,
+    /// and the metadata's fields as they are now.
+    private func fillSheet(preRecordFrames: Int64) {
+        guard metadata.ixml, var facts = sheets.last else { return }
+        if let first = fileFirstFrame {
+            facts.timeReference = Self.timeReference(at: clock.seconds(at: first), sampleRate: format.sampleRate)
+        }
+        facts.preRecordFrames = max(0, preRecordFrames)
+        facts.totalFiles = files.count
+        sheets[sheets.count - 1] = facts
+        fileFirstFrame = nil
+        if let document = currentMetadata().ixmlDocument(facts) { writer.setIXML(document) }
+    }
+
+    /// Once the recording has ended: every file of a split recording says how many files there are.
+    func completeFileSet() {
+        guard metadata.ixml, files.count > 1 else { return }
+        let latest = currentMetadata()
+        for index in files.indices where sheets[index].totalFiles != files.count && sheetRoom[index] > 0 {
+            var facts = sheets[index]
+            facts.totalFiles = files.count
+            guard let document = latest.ixmlDocument(facts) else { continue }
+            let descriptor = open(files[index], O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+            guard descriptor >= 0 else { continue }
+            var status = stat()
+            // The chunk is in the header, before the audio: within the file's first MiB.
+            let size = fstat(descriptor, &status) == 0 ? Int(min(Int64(status.st_size), 1 << 20)) : 0
+            _ = IXMLChunk.fill(document, reserved: sheetRoom[index], descriptor: descriptor, headerBytes: size,
+                               type: writer.fileType)
+            Glibc.close(descriptor)
         }
     }
 }

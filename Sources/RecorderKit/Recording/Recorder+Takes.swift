@@ -123,16 +123,25 @@ extension Recorder {
             }
             // Numbered takes: the first take's file, made ready now.
             let firstPath = trigger.map { $0.oneFile ? path : FileType.numberedPath(path, 1) } ?? path
+            let metadata = lifecycle.metadata
+            // The first frame's time as far as it is known before the start is placed (it is set again
+            // at the first frame): now, less the pre-roll, or the time asked.
+            let firstFrameTime = realtimeSeconds() + (time.map { $0 - deviceCurrentTime } ?? (trigger == nil ? -preRoll : 0))
+            let firstFile = FileSession.firstFile(format: format, firstFrameTime: firstFrameTime,
+                                                  preRollFrames: trigger == nil ? preRollFrames : 0)
             let writer = try SoundFileWriter(path: firstPath, format: format, overwrite: overwrite,
                                              maxFramesPerWrite: bufferFrameCapacity, fileType: fileType,
-                                             quality: lifecycle.encoderQuality)
+                                             quality: lifecycle.encoderQuality,
+                                             broadcast: metadata.broadcastInfo(firstFrameTime: firstFrameTime, sampleRate: format.sampleRate),
+                                             ixml: metadata.ixmlDocument(firstFile))
             if FileSession.limit(of: writer, maxFrames: maxFramesPerFile, maxBytes: maxBytesPerFile,
                                  bytesPerFrame: format.bytesPerFrame) < 1 {
                 writer.close()
                 if !overwrite && !writer.isStandardOutput && !writer.isDevice { unlink(writer.path) }
                 throw RecorderError(.invalidFormat,
                     "invalid file size limit \(maxBytesPerFile ?? 0) bytes: the \(writer.fileType.rawValue.uppercased()) "
-                    + "header alone takes \(writer.headerBytes); allow more")
+                    + "header alone takes \(writer.headerBytes)"
+                    + (writer.ixmlReserved > 0 ? " (\(writer.ixmlReserved + 8) of them the iXML take sheet)" : "") + "; allow more")
             }
             return capture.withLock { lock in
                 // The lock holds the read callback off: every frame after `start` reaches the new session.
@@ -151,9 +160,17 @@ extension Recorder {
                     TakeTrigger(trigger: trigger, hangFrames: format.frames(seconds: trigger.hang) ?? 0,
                                 preRollFrames: preRollFrames, start: start)
                 }
-                let session = FileSession(writer: writer, format: format, overwrite: overwrite, startFrame: start,
+                // The files' time stamps: the frame captured now (reckoned as `startingAt` reckons its
+                // frame) at the wall-clock time now, the others at the sample rate from it.
+                let clock = FrameClock(frame: capture.frameCaptured(at: monotonicNanoseconds(), lock), seconds: realtimeSeconds(),
+                                       sampleRate: format.sampleRate)
+                let asked = time.map { capture.frameCaptured(at: Int64(($0 * 1e9).rounded()), lock) } ?? capture.framePosition(lock)
+                let settings = self.lifecycle
+                let session = FileSession(writer: writer, firstFile: firstFile, format: format, overwrite: overwrite, startFrame: start,
                                           maxFramesPerFile: maxFramesPerFile, maxBytesPerFile: maxBytesPerFile,
-                                          baseName: trigger.map { $0.oneFile ? nil : path } ?? nil)
+                                          baseName: trigger.map { $0.oneFile ? nil : path } ?? nil,
+                                          metadata: metadata, currentMetadata: { settings.withLock { $0.metadata } },
+                                          clock: clock, preRollFrames: trigger == nil ? max(0, asked - start) : 0)
                 delivery.worker.submit(.record(session)) { control in
                     control.recordingNumber += 1
                     session.number = control.recordingNumber

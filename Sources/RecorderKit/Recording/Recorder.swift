@@ -57,6 +57,7 @@ public final class Recorder: AudioMetering, Sendable {
     struct Lifecycle {
         var stopped = false
         var encoderQuality: Double?
+        var metadata = RecordingMetadata()
     }
 
     /// The lossy encoder's quality for the recordings started from now on (AVEncoderAudioQualityKey),
@@ -66,6 +67,13 @@ public final class Recorder: AudioMetering, Sendable {
     public var encoderQuality: Double? {
         get { lifecycle.withLock { $0.encoderQuality } }
         set { lifecycle.withLock { $0.encoderQuality = newValue } }
+    }
+
+    /// What the recordings started from now on write into their files besides the audio: a bext chunk
+    /// in WAV and RF64 files (on by default; see `RecordingMetadata`). Any thread.
+    public var metadata: RecordingMetadata {
+        get { lifecycle.withLock { $0.metadata } }
+        set { lifecycle.withLock { $0.metadata = newValue } }
     }
 
     /// The seconds of audio the server may hold for a recorder with buffers of `bufferDuration`
