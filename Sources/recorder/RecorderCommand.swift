@@ -9,13 +9,14 @@ struct RecorderCommand: AsyncParsableCommand {
         commandName: "recorder",
         abstract: "Record audio from PulseAudio or PipeWire into AIFF, WAV, CAF, FLAC, AU, raw, W64, RF64, Ogg Vorbis, Opus or MP3 (or a pipe), and play files, with dBFS meters.",
         discussion: """
-            Exit status: 0 success (also a stop by Ctrl-C, SIGTERM, SIGHUP or SIGQUIT); 64 usage error; \
+            Exit status: 0 success (also a stop by Ctrl-C, SIGTERM, SIGHUP or SIGQUIT); 64 usage error (also a \
+            normalize target the true-peak ceiling forbids); \
             66 a file to analyze or play cannot be read; 69 server, source or sink unavailable; \
             73 cannot create the output file; 74 I/O error while recording (the file is still \
             finalized) or playing, or standard output failed (closed, full, or its reader left); 1 anything else.
             """,
         version: "0.1.0",
-        subcommands: [Record.self, Meter.self, Play.self, Sources.self, Sinks.self, Analyze.self])
+        subcommands: [Record.self, Meter.self, Play.self, Sources.self, Sinks.self, Analyze.self, Normalize.self])
 
     /// Like the default entry point, but a usage error is one line on stderr (what went wrong and where
     /// to look), and errors already reported by `fail` just set the exit status.
@@ -77,7 +78,7 @@ enum ExitStatus {
 
     static func status(for error: RecorderError) -> Int32 {
         switch error.code {
-        case .invalidFormat, .unsupportedFileType: return usage
+        case .invalidFormat, .unsupportedFileType, .loudnessUnreachable: return usage
         case .serverUnreachable, .sourceNotFound, .sinkNotFound: return unavailable
         case .fileExists, .fileInUse, .cannotCreateFile: return cannotCreate
         case .cannotReadFile: return noInput

@@ -20,7 +20,7 @@ final class SoundFileReader: @unchecked Sendable {
     let isSeekable: Bool
     /// libsndfile's SF_FORMAT_* value: container | subtype | endianness.
     let sndfileFormat: Int32
-    private var file: OpaquePointer?
+    private(set) var file: OpaquePointer?
     /// Standard input's file opened anew when it was redirected from one, closed with the file (-1: none).
     private var ownedDescriptor: Int32 = -1
 

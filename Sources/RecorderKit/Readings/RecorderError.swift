@@ -10,7 +10,7 @@ public struct RecorderError: Error, Sendable, Hashable, CustomStringConvertible 
         private enum Kind: Hashable, Sendable {
             case invalidFormat, serverUnreachable, sourceNotFound, streamFailed
             case fileExists, cannotCreateFile, unsupportedFileType, writeFailed, invalidState, cannotReadFile
-            case fileInUse, sinkNotFound, readFailed, invalidChannel
+            case fileInUse, sinkNotFound, readFailed, invalidChannel, loudnessUnreachable
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -44,6 +44,9 @@ public struct RecorderError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let invalidState = Code(.invalidState)
         /// A channel number the stream does not have (channels count from 0).
         public static let invalidChannel = Code(.invalidChannel)
+        /// No one gain brings the file to the loudness asked: its true peak would pass the ceiling, or it
+        /// is silent (`Normalization`).
+        public static let loudnessUnreachable = Code(.loudnessUnreachable)
 
         /// The code's name.
         public var description: String { "\(kind)" }
