@@ -147,6 +147,7 @@ extension Recorder {
                 // The lock holds the read callback off: every frame after `start` reaches the new session.
                 var start = capture.framePosition(lock)
                 if let time { start = capture.frameCaptured(at: Int64((time * 1e9).rounded()), lock) }
+                let asked = start  // (reckoned once: before any data has arrived, the reckoning reads the clock)
                 // A sound-activated recording's pre-roll is its takes', not its own.
                 if trigger == nil { start -= preRollFrames }
                 // Frames before the capture position come from the kept audio, no further back than it
@@ -164,7 +165,6 @@ extension Recorder {
                 // frame) at the wall-clock time now, the others at the sample rate from it.
                 let clock = FrameClock(frame: capture.frameCaptured(at: monotonicNanoseconds(), lock), seconds: realtimeSeconds(),
                                        sampleRate: format.sampleRate)
-                let asked = time.map { capture.frameCaptured(at: Int64(($0 * 1e9).rounded()), lock) } ?? capture.framePosition(lock)
                 let settings = self.lifecycle
                 let session = FileSession(writer: writer, firstFile: firstFile, format: format, overwrite: overwrite, startFrame: start,
                                           maxFramesPerFile: maxFramesPerFile, maxBytesPerFile: maxBytesPerFile,
