@@ -31,13 +31,18 @@ let package = Package(
             pkgConfig: "libebur128",
             providers: [.apt(["libebur128-dev"])]
         ),
+        // TagLib (C++) behind a C interface: ReplayGain and R128 tags in FLAC, Ogg Vorbis, Opus and MP3.
+        .target(
+            name: "CTagLib",
+            linkerSettings: [.linkedLibrary("tag")]
+        ),
         // sem_clockwait, for waits on CLOCK_MONOTONIC (glibc has it; Swift's Glibc module does not show it).
         .systemLibrary(name: "CSemaphore"),
         // The locks the library and the command share (pthread-based, so ThreadSanitizer sees them).
         .target(name: "Locking"),
         .target(
             name: "RecorderKit",
-            dependencies: ["CPulse", "CSndFile", "CEbur128", "CSemaphore", "Locking"]
+            dependencies: ["CPulse", "CSndFile", "CEbur128", "CSemaphore", "CTagLib", "Locking"]
         ),
         .executableTarget(
             name: "recorder",

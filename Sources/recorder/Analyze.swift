@@ -12,8 +12,33 @@ struct Analyze: ParsableCommand {
     @Flag(help: "One JSON object per file per line.")
     var json = false
 
+    @Flag(help: "Write each file's loudness into it: ReplayGain 2.0 (-18 LUFS) in FLAC, Ogg Vorbis and MP3, R128 gains (-23 LUFS) in Opus, the bext loudness in WAV and RF64, as loudgain and rsgain do.")
+    var tag = false
+
+    @Flag(help: "With --tag: the files are one album; each also gets the album's gain and peak.")
+    var album = false
+
+    func validate() throws {
+        if album && !tag { throw ValidationError("--album goes with --tag: add --tag to write the album's gain") }
+        if tag, let untaggable = files.first(where: { FileType(path: $0).map { !LoudnessTags.taggedTypes.contains($0) } ?? true }) {
+            throw ValidationError("cannot tag '\(untaggable)': loudness tags go into .flac, .ogg, .opus, .mp3, .wav and .rf64 files")
+        }
+    }
+
     func run() throws {
         var failed = false
+        var albumLoudness: (integrated: Double, samplePeak: Double)?
+        if album {
+            do throws(RecorderError) {
+                let measured = try FileAnalysis.albumLoudness(paths: files)
+                guard let integrated = measured.integrated else {
+                    throw RecorderError(.loudnessUnreachable, "cannot tag the album: it is silent")
+                }
+                albumLoudness = (integrated, measured.samplePeak)
+            } catch {
+                throw fail(error)
+            }
+        }
         for path in files {
             do {
                 let analysis = try FileAnalysis.analyze(path: path)
@@ -22,7 +47,9 @@ struct Analyze: ParsableCommand {
                         + "(\(format(Double(analysis.missingFrames) / Double(max(analysis.sampleRate, 1)), 3)) s) before its "
                         + "header says; what it holds was analysed (a truncated copy or an interrupted recording?)")
                 }
-                writeOutput(json ? Self.json(analysis) + "\n" : Self.text(analysis))
+                let tags = tag ? try LoudnessTags.write(analysis, album: albumLoudness, to: path) : nil
+                writeOutput(json ? Self.json(analysis, tags: tags) + "\n"
+                                 : Self.text(analysis) + (tags.map { "  tagged: " + $0.map { "\($0.name)=\($0.value)" }.joined(separator: ", ") + "\n" } ?? ""))
             } catch {
                 // The other files are still analysed; the exit status says one could not be read.
                 writeLine("recorder: \(error.message)")
@@ -32,7 +59,7 @@ struct Analyze: ParsableCommand {
         if failed { throw ExitCode(ExitStatus.noInput) }
     }
 
-    static func json(_ analysis: FileAnalysis) -> String {
+    static func json(_ analysis: FileAnalysis, tags: [(name: String, value: String)]? = nil) -> String {
         // JSON has no NaN or infinity: an undefined value is null.
         func number(_ value: Double?, _ decimals: Int) -> String {
             value.flatMap { $0.isFinite ? format($0, decimals) : nil } ?? "null"
@@ -52,7 +79,9 @@ struct Analyze: ParsableCommand {
             + "\"markers\": [" + analysis.markers.map { marker in
                 "{\"frame\": \(marker.frame), \"t\": \(format(Double(marker.frame) / Double(max(analysis.sampleRate, 1)), 3)), "
                     + "\"label\": \(jsonString(marker.label))}"
-            }.joined(separator: ", ") + "]}"
+            }.joined(separator: ", ") + "]"
+            + (tags.map { ", \"tags\": {" + $0.map { "\(jsonString($0.name)): \(jsonString($0.value))" }.joined(separator: ", ") + "}" } ?? "")
+            + "}"
     }
 
     static func text(_ analysis: FileAnalysis) -> String {

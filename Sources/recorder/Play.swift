@@ -44,6 +44,11 @@ struct Play: AsyncParsableCommand {
     @Flag(name: [.long, .customShort("q")], help: "No readout and no summary; errors and warnings only.")
     var quiet = false
 
+    @Option(help: ArgumentHelp("Play each file at ReplayGain's -18 LUFS by its loudness tags (ReplayGain, Opus R128, WAV bext), the track's or the album's, never above its own level nor past full scale by its stored peak.", valueName: "track|album"))
+    var replaygain: ReplayGainMode?
+
+    enum ReplayGainMode: String, ExpressibleByArgument { case track, album }
+
     func validate() throws {
         try display.validate()
         if files.isEmpty { throw ValidationError("give at least one file to play") }
@@ -127,7 +132,15 @@ struct Play: AsyncParsableCommand {
                               meter: display.meter, target: display.target)
         let readings = drawing || levelsJSON ? try display.readings(from: player) : AsyncStream { $0.finish() }
         let events = player.events()
-        player.volume = volume
+        var gain: Float = 1
+        if let replaygain, let path = player.path {
+            if let tags = LoudnessTags.read(path: path) {
+                gain = tags.playbackGain(album: replaygain == .album)
+            } else if !quiet {
+                writeLine("recorder: '\(path)' has no loudness tags: played as it is (tag it with recorder analyze --tag)")
+            }
+        }
+        player.volume = volume * gain
         player.pan = pan
         player.numberOfLoops = loops
         if start > 0 { try player.seek(to: start) }

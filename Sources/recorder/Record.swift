@@ -305,6 +305,17 @@ struct Record: AsyncParsableCommand {
                           + "the default \(options.rate) Hz (-r chooses another it holds)")
             }
         }
+        // The takes' loudness into their files (a WAV's is in its bext chunk already).
+        if sheet.tag, summary.fileType != .wav, summary.fileType != .rf64 {
+            for path in summary.files {
+                do {
+                    let tags = try LoudnessTags.write(try FileAnalysis.analyze(path: path), to: path)
+                    if !quiet { writeLine("tagged \(path): " + tags.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")) }
+                } catch {
+                    writeLine("recorder: warning: \(error.message)")
+                }
+            }
+        }
         if let error = summary.error { throw fail(error, hint: error.code == .fileExists ? "pass --force to replace it" : nil) }
     }
 

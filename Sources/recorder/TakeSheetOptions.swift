@@ -34,6 +34,9 @@ struct TakeSheetOptions: ParsableArguments {
     @Flag(name: .customLong("wild-track"), help: "iXML: sound recorded without picture.")
     var wildTrack = false
 
+    @Flag(help: "At the end, write the take's loudness into its files: ReplayGain 2.0 in FLAC, Ogg Vorbis and MP3, R128 gains in Opus (WAV and RF64 hold theirs in bext anyway).")
+    var tag = false
+
     /// The iXML options given, by name.
     private var ixmlOptionsGiven: [String] {
         [(project, "--project"), (scene, "--scene"), (take.map(String.init), "--take"), (tape, "--tape"), (note, "--note"),
@@ -57,6 +60,14 @@ struct TakeSheetOptions: ParsableArguments {
             if noIXML || (container != nil && !holders.contains(container!)) {
                 throw ValidationError("\(first) goes into the iXML chunk of a WAV, RF64, AIFF or CAF file: "
                     + (noIXML ? "leave out --no-ixml" : "record into one of those, or leave it out"))
+            }
+        }
+        if tag {
+            if let container, !LoudnessTags.taggedTypes.contains(container) {
+                throw ValidationError("--tag writes loudness into FLAC, Ogg Vorbis, Opus, MP3, WAV or RF64 files: record into one of those, or leave it out")
+            }
+            if noBext && (container == .wav || container == .rf64) {
+                throw ValidationError("--tag keeps a WAV's loudness in its bext chunk: leave out --no-bext")
             }
         }
         if let take, take < 1 {

@@ -178,6 +178,23 @@ public struct BroadcastInfo: Sendable, Hashable {
         self.version = version
     }
 
+    /// Where the bext chunk of the WAV or RF64 file open at `descriptor` begins (its id), if it has one
+    /// before its audio.
+    static func chunkOffset(descriptor: Int32) -> Int? {
+        var header = [UInt8](repeating: 0, count: 12)
+        guard pread(descriptor, &header, 12, 0) == 12, header[0..<4].elementsEqual("RIFF".utf8) || header[0..<4].elementsEqual("RF64".utf8),
+              header[8..<12].elementsEqual("WAVE".utf8) else { return nil }
+        var offset = 12
+        var chunk = [UInt8](repeating: 0, count: 8)
+        while pread(descriptor, &chunk, 8, off_t(offset)) == 8 {
+            let size = Int(UInt32(chunk[4]) | UInt32(chunk[5]) << 8 | UInt32(chunk[6]) << 16 | UInt32(chunk[7]) << 24)
+            if chunk[0..<4].elementsEqual("bext".utf8) { return size >= 602 ? offset : nil }
+            if chunk[0..<4].elementsEqual("data".utf8) { return nil }
+            offset += 8 + size + size % 2
+        }
+        return nil
+    }
+
     /// Sets the loudness fields from what `meter` measured (nil where it has no value).
     mutating func takeLoudness(from meter: LoudnessMeter, channelCount: Int) {
         loudnessValue = meter.integrated
