@@ -207,6 +207,10 @@ struct TakeSheetTests {
             let result = try await recorder(["record", path] + arguments)
             #expect(result.status == 64 && result.stderr == "recorder: \(message) (see 'recorder --help')\n", "\(result.stderr)")
         }
+        // Bytes that are not UTF-8 never reach a field: the argument is refused.
+        let bytes = try runProcess("bash", ["-c", "'\(try builtProduct("recorder"))' record '\(path)' --note $'caf\\xe9'"])
+        #expect(bytes.status == 64 && bytes.stderr.hasSuffix("is not valid UTF-8; use a UTF-8 file or source name (see 'recorder --help')\n"),
+                "\(bytes.stderr)")
         let flac = try await recorder(["record", directory + "/x.flac", "--project", "P"])
         #expect(flac.status == 64 && flac.stderr.contains("--project goes into the iXML chunk of a WAV, RF64, AIFF or CAF file"))
         #expect(!FileManager.default.fileExists(atPath: path))

@@ -13,7 +13,9 @@ import TestSupport
         let format = try StreamFormat(sampleRate: 48_000, channelCount: 1, sampleFormat: .int24)
         var info = BroadcastInfo(description: "desk mix", firstFrameTime: 1_700_000_000, sampleRate: 48_000)
         info.loudnessValue = -99
-        let writer = try SoundFileWriter(path: path, format: format, broadcast: info)
+        let sheet = IXMLChunk.document(RecordingMetadata(project: "Night Shoot", scene: "12"),
+                                       FileSession.firstFile(format: format, firstFrameTime: 0, preRollFrames: 0))
+        let writer = try SoundFileWriter(path: path, format: format, broadcast: info, ixml: sheet)
         let samples = (0..<144_000).map { Int32((sin(2 * Double.pi * 997 * Double($0) / 48_000) * 0.05 * 8_388_607).rounded()) }
         var bytes: [UInt8] = []
         for sample in samples { bytes += [UInt8(truncatingIfNeeded: sample >> 16), UInt8(truncatingIfNeeded: sample >> 8), UInt8(truncatingIfNeeded: sample)] }
@@ -50,6 +52,9 @@ import TestSupport
         #expect(broadcast.description == "desk mix" && broadcast.version == 2)
         #expect(broadcast.loudnessValue == -20 && broadcast.maxTruePeakLevel.map { abs($0 - (result.truePeak ?? 0)) < 0.01 } == true)
         #expect(broadcast.codingHistory.components(separatedBy: "A=PCM").count == 3, "\(broadcast.codingHistory)")
+        // The take sheet as it was.
+        #expect(try ixmlDocument(output)?.trimmingCharacters(in: .whitespaces) == ixmlDocument(input)?.trimmingCharacters(in: .whitespaces))
+        #expect(try ixmlDocument(output)?.contains("<PROJECT>Night Shoot</PROJECT>") == true)
         // Each sample times the gain, rounded once (a 24-bit sample is libsndfile's int >> 8).
         var copied = [Int32](repeating: 0, count: 144_000)
         _ = copied.withUnsafeMutableBufferPointer { sf_readf_int(copy, $0.baseAddress, 144_000) }

@@ -1,5 +1,5 @@
 // A sound file copied with every sample multiplied by one gain: the same container, encoding, rate and
-// channels, with its text fields, channel map, bext chunk (as the caller updates it) and markers.
+// channels, with its text fields, channel map, bext chunk (as the caller updates it), iXML and markers.
 import CSndFile
 import Glibc
 
@@ -118,7 +118,8 @@ extension SoundFileReader {
     }
 
     /// Sets what the file says besides its audio on `output` (before any frame is written): its text
-    /// fields (title, artist, …), channel map and bext chunk (made by `broadcast` from this file's).
+    /// fields (title, artist, …), channel map, bext chunk (made by `broadcast` from this file's) and
+    /// iXML document.
     func copyMetadata(into output: OpaquePointer, broadcast: (BroadcastInfo) -> BroadcastInfo) {
         guard let file else { return }
         for kind in Int32(SF_STR_TITLE)...Int32(SF_STR_GENRE) {  // SF_STR_FIRST...SF_STR_LAST
@@ -128,5 +129,10 @@ extension SoundFileReader {
             _ = map.withUnsafeMutableBytes { sf_command(output, Int32(SFC_SET_CHANNEL_MAP_INFO), $0.baseAddress, Int32($0.count)) }
         }
         if let info = BroadcastInfo.read(file) { _ = broadcast(info).set(on: output) }
+        // The take sheet as it is (its padding left for the new chunk's own).
+        if let document = IXMLChunk.read(file) {
+            let end = document.firstRange(of: "</BWFXML>")?.upperBound
+            _ = IXMLChunk.reserve(end.map { String(document[..<$0]) + "\n" } ?? document, on: output)
+        }
     }
 }

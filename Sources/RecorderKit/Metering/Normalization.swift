@@ -3,7 +3,8 @@
 import Glibc
 
 /// A file brought to a target integrated loudness (EBU R128) by one linear gain: the same container,
-/// encoding, rate, channels, markers and metadata, the bext loudness fields updated. Never a limiter,
+/// encoding, rate, channels, markers and metadata (text fields, channel map, bext and iXML chunks), the
+/// bext loudness fields updated. Never a limiter,
 /// a compressor or a resample: when the gain would lift the true peak above the ceiling, nothing is
 /// written and the error names the loudest target one gain reaches.
 public struct Normalization: Sendable, Hashable {
