@@ -34,7 +34,7 @@ func secondsSinceMidnight(_ time: Double) -> Double {
 
 /// A local clock time a few seconds ahead, whole, for `--start-at` (HH:MM:SS), and its wall-clock time:
 /// a take started so begins at a known time, however long the program takes to start.
-func clockTimeAhead(_ seconds: Double = 3) async throws -> (text: String, time: Double) {
+func clockTimeAhead(_ seconds: Double = 2) async throws -> (text: String, time: Double) {
     var time = (Date().timeIntervalSince1970 + seconds).rounded(.up)
     if secondsSinceMidnight(time) < seconds + 1 {  // not across midnight: wait for the new day
         try await Task.sleep(for: .seconds(seconds + 2))
