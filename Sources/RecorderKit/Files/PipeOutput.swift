@@ -164,12 +164,18 @@ final class PipeOutput {
     }
 
     /// After libsndfile closed its stream: passes the rest on (bounded as `passOn` once stopping), then
-    /// closes both pipes' descriptors.
-    func close(isStopping: () -> Bool) {
+    /// closes both pipes' descriptors. Returns why the rest did not all reach standard output, if it did
+    /// not (a FLAC stream's last block is written only now).
+    @discardableResult
+    func close(isStopping: () -> Bool) -> PipeFailure? {
         Glibc.close(sndfileDescriptor)
-        if !abandoned { try? passOn(isStopping: isStopping) }
+        var failure: PipeFailure?
+        if !abandoned {
+            do throws(PipeFailure) { try passOn(isStopping: isStopping) } catch { failure = error }
+        }
         Glibc.close(internalRead)
         Glibc.close(output)
+        return failure
     }
 
     /// Why standard output took no more.

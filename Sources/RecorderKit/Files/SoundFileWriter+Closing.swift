@@ -33,7 +33,14 @@ extension SoundFileWriter {
         }
         let stored = markers.isEmpty
             || MarkerChunk(type: fileType, markers: markers).map { $0.append(to: descriptor, bigEndian: fileType == .aiff, byteLimit: byteLimit) } ?? false
-        if let pipe { pipe.close(isStopping: isStopping) } else { Glibc.close(descriptor) }
+        if let pipe {
+            // What libsndfile wrote at its close (a FLAC stream's last block) that the reader did not take.
+            if let failure = pipe.close(isStopping: isStopping) {
+                closeError = PipeOutput.error(failure, frames: pipe.framesOut ?? framesWritten, encoded: pipe.framesOut == nil)
+            }
+        } else {
+            Glibc.close(descriptor)
+        }
         lock?.release()
         return stored
     }

@@ -28,6 +28,9 @@ public final class SoundFileWriter: @unchecked Sendable {
     public let quality: Double?
     /// The file's bext chunk as last set (WAV and RF64 only; nil: none). See `setBroadcastInfo(_:)`.
     public internal(set) var broadcastInfo: BroadcastInfo?
+    /// Set by `close()` when what libsndfile wrote at its close did not reach standard output (a stalled
+    /// or departed reader): the stream ends short of what was written to it.
+    public internal(set) var closeError: RecorderError?
     /// Bytes reserved for the iXML chunk (0: none), and the document to write there at `close()`.
     var ixmlReserved = 0
     var ixmlDocument: String?

@@ -100,6 +100,8 @@ extension Delivery {
         // (`endTake` may have moved the trigger's last end; the markers and pauses are as before.)
         session.closeFile(markers: recording?.markers ?? [], last: true)
         session.completeFileSet()
+        // A pipe's reader that stalled at the close (a FLAC stream's last block) ends it short: said.
+        let error = error ?? session.writer.closeError
         // A sound-activated recording that never took leaves no file (it created the one it had ready).
         let untaken = recording?.isTriggered == true && session.takes.isEmpty
         if untaken { unlink(session.files[0]) }
