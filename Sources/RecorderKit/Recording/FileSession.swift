@@ -192,7 +192,10 @@ final class FileSession: @unchecked Sendable {
                                  firstFrameTime: clock.seconds(at: firstFrame), sampleRate: format.sampleRate)
         info.originatorReference = current.originatorReference
         writer.setBroadcastInfo(info)
-        loudness = try? LoudnessMeter(channelCount: format.channelCount, sampleRate: format.sampleRate, histogram: true)
+        // As the live meter: a take begins mid-waveform, and the oversampler's start from silence would
+        // read up to 1 dB over the signal's true peak, so the first 16 frames count by their samples.
+        loudness = try? LoudnessMeter(channelCount: format.channelCount, sampleRate: format.sampleRate,
+                                      ignoringStartTransient: true, histogram: true)
         loudness?.weigh(ChannelWeight.of(channelCount: format.channelCount, map: nil))
     }
 
