@@ -168,11 +168,13 @@ final class PipeOutput {
     /// not (a FLAC stream's last block is written only now).
     @discardableResult
     func close(isStopping: () -> Bool) -> PipeFailure? {
-        Glibc.close(sndfileDescriptor)
+        // Passed on before any descriptor is closed: a stall makes `abandon` change libsndfile's end,
+        // whose number, once closed, another thread may already have been given for a file of its own.
         var failure: PipeFailure?
         if !abandoned {
             do throws(PipeFailure) { try passOn(isStopping: isStopping) } catch { failure = error }
         }
+        Glibc.close(sndfileDescriptor)
         Glibc.close(internalRead)
         Glibc.close(output)
         return failure
