@@ -98,7 +98,8 @@ final class FileSession: @unchecked Sendable {
             // A size limit holds the marker chunks close will add for the markers (and gaps) this file
             // has so far.
             let reserve = maxBytesPerFile == nil ? 0
-                : MarkerChunk.maxByteCount(type: writer.fileType, markers: markers + gapMarkers(), from: framesBefore)
+                : MarkerChunk.maxByteCount(type: writer.fileType, markers: gaps.count > markedGaps ? markers + gapMarkers() : markers,
+                                         from: framesBefore)
             let room = Self.limit(of: writer, maxFrames: maxFramesPerFile, maxBytes: maxBytesPerFile.map { $0 - reserve },
                                   bytesPerFrame: bytesPerFrame) - writer.framesWritten
             if room <= 0 {
@@ -225,7 +226,7 @@ final class FileSession: @unchecked Sendable {
     /// The current file's iXML as it stands when it is closed: its first frame's time, its pre-roll,
     /// and the metadata's fields as they are now.
     private func fillSheet(preRecordFrames: Int64) {
-        guard metadata.ixml, var facts = sheets.last else { return }
+        guard metadata.ixml, writer.ixmlReserved > 0, var facts = sheets.last else { return }
         if let first = fileFirstFrame {
             facts.timeReference = Self.timeReference(at: clock.seconds(at: first), sampleRate: format.sampleRate)
         }
