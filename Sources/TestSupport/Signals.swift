@@ -135,3 +135,39 @@ public func fileHeader(_ path: String) throws -> [UInt8] {
     defer { try? handle.close() }
     return Array(try handle.read(upToCount: 12) ?? Data())
 }
+
+/// The average (RMS) and peak of 16-bit samples in dBFS, as the recorder's meters compute them (full
+/// scale 32 768, −160 for silence): a summary's or a levels line's oracle is what the file holds, not
+/// what the source is thought to send (PipeWire's sine source can begin with a cycle of silence).
+public func levels<C: Collection>(of samples: C) -> (average: Double, peak: Double) where C.Element == Int16 {
+    var sum = 0.0
+    var largest = 0
+    for sample in samples {
+        sum += Double(sample) * Double(sample)
+        largest = max(largest, abs(Int(sample)))
+    }
+    func decibels(_ value: Double) -> Double { value > 0 ? max(-160, 20 * log10(value)) : -160 }
+    return (decibels((sum / Double(max(1, samples.count))).squareRoot() / 32_768), decibels(Double(largest) / 32_768))
+}
+
+/// The average a summary line states ("… average -9.03 dBFS …"), or nil.
+public func summaryAverage(_ line: String) -> Double? {
+    guard let range = line.range(of: "average ") else { return nil }
+    return Double(line[range.upperBound...].prefix { $0 != " " })
+}
+
+/// `levels(of:)` of every sample of the file at `path`, of any depth (libsndfile reads them as fractions
+/// of full scale).
+public func fileLevels(_ path: String) throws -> (average: Double, peak: Double) {
+    var info = SF_INFO()
+    guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+        throw TestFailure("libsndfile cannot open \(path): \(String(cString: sf_strerror(nil)))")
+    }
+    defer { sf_close(file) }
+    var samples = [Double](repeating: 0, count: Int(info.frames) * Int(info.channels))
+    let read = samples.withUnsafeMutableBufferPointer { sf_readf_double(file, $0.baseAddress, info.frames) }
+    guard read == info.frames else { throw TestFailure("short read from \(path)") }
+    let sum = samples.reduce(0) { $0 + $1 * $1 }, largest = samples.reduce(0) { max($0, abs($1)) }
+    func decibels(_ value: Double) -> Double { value > 0 ? max(-160, 20 * log10(value)) : -160 }
+    return (decibels((sum / Double(max(1, samples.count))).squareRoot()), decibels(largest))
+}

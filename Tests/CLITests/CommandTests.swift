@@ -67,9 +67,12 @@ struct CommandTests {
             #expect(mono.status == 0, "\(mono.stderr)")
             #expect(mono.stdout.isEmpty)
             #expect(!mono.stderr.contains("\u{1B}"), "no animation when stderr is not a terminal")
-            #expect(mono.stderr == "recorded \(directory)/mono.aiff: 0.500 s, 22050 frames, average -9.03 dBFS, "
-                    + "peak -6.02 dBFS, clipped 0 samples, dropped 0 frames\n")
+            // The average is the file's: the sine's −9.03, less any silence the server began with.
             let file = try readSoundFile(directory + "/mono.aiff")
+            let average = summaryAverage(mono.stderr) ?? 0
+            #expect(mono.stderr == "recorded \(directory)/mono.aiff: 0.500 s, 22050 frames, average \(String(format: "%.2f", average)) dBFS, "
+                    + "peak -6.02 dBFS, clipped 0 samples, dropped 0 frames\n")
+            #expect(abs(average - levels(of: file.samples).average) <= 0.006, "the file holds \(levels(of: file.samples).average) dBFS")
             #expect(file.frames == 22_050 && file.channels == 1 && file.sampleRate == 44_100)
             #expect(Array(try fileHeader(directory + "/mono.aiff")[8..<12]) == Array("AIFF".utf8))
 
@@ -90,11 +93,19 @@ struct CommandTests {
             #expect(result.status == 0, "\(result.stderr)")
             let lines = try levelLines(result.stdout)
             #expect(lines.count >= 10 && lines.count <= 11, "\(lines.count) lines")
-            for line in lines {
-                #expect(abs(line.peak_db[0] - -6.02) < 0.1)
-                #expect(abs(line.average_db[0] - -9.03) < 0.1)
+            // Each whole buffer's line states the levels of its frames in the file (the first may hold
+            // frames from before the file began, the last frames after it ended).
+            let file = try readSoundFile(path)
+            var compared = 0
+            for (previous, line) in zip([nil] + lines.map(Optional.some), lines) {
                 #expect(abs(line.t - Double(line.frames) / 44_100) < 0.001)
+                guard let previous, line.frames - previous.frames == 4_410 else { continue }
+                let held = levels(of: file.samples[Int(previous.frames)..<Int(line.frames)])
+                #expect(abs(line.average_db[0] - held.average) <= 0.006 && abs(line.peak_db[0] - held.peak) <= 0.006,
+                        "\(line.frames): \(line.average_db[0]) / \(line.peak_db[0]) dBFS, the file \(held)")
+                compared += 1
             }
+            #expect(compared >= 8, "\(compared) whole buffers")
             #expect(zip(lines, lines.dropFirst()).allSatisfy { $0.frames < $1.frames })
             #expect(lines.last?.frames == 44_100)
         }
