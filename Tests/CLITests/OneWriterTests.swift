@@ -44,9 +44,10 @@ struct OneWriterTests {
                     "\(file.frames) frames; \(stderr)")
             #expect(try runProcess("soxi", ["-s", path]).stdout == "\(file.frames)\n")
             // Once the first recording is over, --force replaces the file as before.
-            let third = try await recorder(["record", path, "--duration", "0.5", "--force", "--quiet"], server: server)
+            let third = try await recorder(["record", path, "--duration", "0.5", "--force"], server: server)
             #expect(third.status == 0, "\(third.stderr)")
-            #expect(try readSoundFile(path).frames == 22_050)
+            let replaced = try readSoundFile(path).frames
+            #expect(replaced == 22_050 && third.stderr.contains(": 0.500 s, 22050 frames,"), "\(replaced) frames; \(third.stderr)")
         }
     }
 

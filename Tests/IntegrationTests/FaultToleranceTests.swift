@@ -46,6 +46,8 @@ struct OutageTake {
     let path: String
     let before: [Int16]
     let after: [Int16]
+    /// What the server delivered on the monitor up to the outage, captured beside the recorder.
+    let beforeReference: ReferenceCapture
 
     init(_ server: PrivateServer, file: String, seeds: (UInt64, UInt64)) async throws {
         directory = try temporaryDirectory()
@@ -57,9 +59,40 @@ struct OutageTake {
         events = recorder.events()
         readings = recorder.levelReadings()
         path = directory + "/" + file
+        beforeReference = try await ReferenceCapture(server: server, source: PrivateServer.monoSink + ".monitor",
+                                                     directory: directory)
         try recorder.record(to: path)
         try await server.play(directory + "/before.wav")
         try await signalThenSilence(readings)
+    }
+}
+
+extension OutageTake {
+    /// Starts the reference capture of what follows the outage (the server's own account of what the
+    /// monitor delivers from now on), before `after.wav` is played.
+    func afterReference(_ server: PrivateServer) async throws -> ReferenceCapture {
+        try await ReferenceCapture(server: server, source: PrivateServer.monoSink + ".monitor", directory: directory)
+    }
+
+    /// The file's noise before the outage, and everything from the first sound after `resumed` (the
+    /// file frame where the recording went on), equal sample for sample to what the references
+    /// captured beside it (where a reference missed what was played, the played noise): a sink that
+    /// played a late cycle as silence is in both. Returns where each stretch begins in the file.
+    func expectAsDelivered(_ file: [Int16], resumed: Int, after reference: ReferenceCapture,
+                           sourceLocation: SourceLocation = #_sourceLocation) async throws -> (first: Int, second: Int) {
+        #expect(holdsStretch(of: before, in: file) && holdsStretch(of: after, in: file),
+                "the noise is not in the file", sourceLocation: sourceLocation)
+        let first = try #require(file.firstIndex { $0 != 0 }, sourceLocation: sourceLocation)
+        let second = try #require(file[max(resumed, first + before.count)...].firstIndex { $0 != 0 },
+                                  sourceLocation: sourceLocation)
+        for (name, take, capture, played) in [("before", Array(file[first..<min(file.count, first + before.count)]), beforeReference, before),
+                                              ("after", Array(file[second...]), reference, after)] {
+            let comparison = try await capture.compare(take, played: played)
+            #expect(comparison.offset != nil && comparison.differing == 0,
+                    "\(name) the outage: \(comparison.differing) samples differ from the reference capture, the first at \(comparison.firstDifference ?? -1)",
+                    sourceLocation: sourceLocation)
+        }
+        return (first, second)
     }
 }
 
@@ -115,7 +148,7 @@ struct FaultToleranceTests {
     func aPauseAndAnOutageLeaveTheFileAsEveryMessageSays(order: String) async throws {
         try await withPrivateServer { server in
             let take = try await OutageTake(server, file: "take.wav", seeds: (5, 6))
-            let (recorder, events, readings, path, before, after) = (take.recorder, take.events, take.readings, take.path, take.before, take.after)
+            let (recorder, events, readings, path, before) = (take.recorder, take.events, take.readings, take.path, take.before)
             defer { recorder.stop() }
             var pauseBounds: (low: Double, high: Double)?
             if order == "outage during the pause" { recorder.pause() }
@@ -134,6 +167,7 @@ struct FaultToleranceTests {
             try await server.restart()
             let resumed = try await firstEvent(events) { if case .captureResumed = $0 { true } else { false } }
             if order == "outage during the pause" { recorder.resume() }
+            let afterReference = try await take.afterReference(server)
             try await server.play(take.directory + "/after.wav")
             try await signalThenSilence(readings)
             let summary = try #require(try await recorder.stopRecording())
@@ -142,10 +176,8 @@ struct FaultToleranceTests {
             guard case .captureResumed(let gapFrames, _, _) = resumed else { return }
             let file = try readSoundFile(path)
             #expect(Int64(file.frames) == summary.frameCount)
-            let first = try #require(firstIndex(of: Array(before[0..<64]), in: file.samples))
-            #expect(Array(file.samples[first...].prefix(before.count)) == before)
-            let second = try #require(firstIndex(of: Array(after[0..<64]), in: file.samples))
-            #expect(Array(file.samples[second...].prefix(after.count)) == after)
+            let resumedAt = summary.gaps.first.map { $0.startFrame + $0.frameCount } ?? summary.pauses[0].startFrame
+            let (first, second) = try await take.expectAsDelivered(file.samples, resumed: Int(resumedAt), after: afterReference)
             if let (low, high) = pauseBounds {
                 // The pause's length is the time between the calls; the gap is the rest of the time away.
                 let pause = summary.pauses[0]
@@ -477,7 +509,7 @@ struct FaultTimingTests {
     @Test func gapLengthAgainstTheOutageWithReconnectInTheSameFile() async throws {
         try await withPrivateServer { server in
             let take = try await OutageTake(server, file: "reconnected.aiff", seeds: (1, 2))
-            let (recorder, events, readings, path, before, after) = (take.recorder, take.events, take.readings, take.path, take.before, take.after)
+            let (recorder, events, readings, path, before) = (take.recorder, take.events, take.readings, take.path, take.before)
             let directory = take.directory
             defer { recorder.stop() }
 
@@ -488,6 +520,7 @@ struct FaultTimingTests {
             try await server.restart()
             let restarted = monotonicSeconds()
             let resumed = try await firstEvent(events) { if case .captureResumed = $0 { true } else { false } }
+            let afterReference = try await take.afterReference(server)
             try await server.play(directory + "/after.wav")
             try await signalThenSilence(readings)
             let summary = try #require(try await recorder.stopRecording())
@@ -509,13 +542,11 @@ struct FaultTimingTests {
                     "gap \(gap.duration) s; the server was down from \(restarting - crashed) to \(outage) s")
             let file = try readSoundFile(path)
             #expect(Int64(file.frames) == summary.frameCount)
-            let first = try #require(firstIndex(of: Array(before[0..<64]), in: file.samples))
-            #expect(Array(file.samples[first...].prefix(before.count)) == before)
+            let (first, second) = try await take.expectAsDelivered(file.samples, resumed: Int(gap.startFrame + gap.frameCount),
+                                                                   after: afterReference)
             #expect(Int64(first + before.count) <= gap.startFrame)
             #expect(file.samples.dropFirst(Int(gap.startFrame)).prefix(Int(gap.frameCount)).allSatisfy { $0 == 0 })
-            let second = try #require(firstIndex(of: Array(after[0..<64]), in: file.samples))
             #expect(Int64(second) >= gap.startFrame + gap.frameCount)
-            #expect(Array(file.samples[second...].prefix(after.count)) == after)
             print("reconnect: outage \(outage) s, gap written \(gap.duration) s at \(gap.start) s")
         }
     }
