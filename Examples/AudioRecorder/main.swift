@@ -40,11 +40,12 @@ final class AudioRecorder: Sendable {
         return (recorder.averagePower(forChannel: 0), recorder.peakPower(forChannel: 0), recorder.currentTime)
     }
 
-    var isRecording: Bool { recorder.isRecording }
+    /// The take is open, recording or paused (AVAudioRecorder's `isRecording` is false while paused).
+    var isTakeOpen: Bool { recorder.isFileOpen }
 
     /// `audioRecorderDidFinishRecording(_:successfully:)`: the events stream's `recordingFinished`.
     func finished() async -> RecordingSummary? {
-        if let last = recorder.lastRecording, !recorder.isRecording { return last }
+        if let last = recorder.lastRecording, !recorder.isFileOpen { return last }
         for await event in recorder.events() {
             if case .recordingFinished(let summary) = event { return summary }
         }
@@ -81,14 +82,14 @@ do {
 print("recording \(arguments[1]) for \(seconds) s")
 let finished = Task { await audio.finished() }
 var tick = 0
-while audio.isRecording {
+while audio.isTakeOpen {
     try? await Task.sleep(for: .milliseconds(250))
     tick += 1
     let (average, peak, time) = audio.levels()
     // The tutorial's pause button, pressed after a second, released half a second later.
     if tick == 4 { audio.pause(); print("paused") }
     if tick == 6 { audio.resume(); print("resumed") }
-    if audio.isRecording { print("\(decibels(Float(time))) s  average \(decibels(average)) dBFS  peak \(decibels(peak)) dBFS") }
+    if audio.isTakeOpen { print("\(decibels(Float(time))) s  average \(decibels(average)) dBFS  peak \(decibels(peak)) dBFS") }
 }
 guard let summary = await finished.value else { fail("the recording did not finish") }
 await audio.close()

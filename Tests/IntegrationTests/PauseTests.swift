@@ -29,11 +29,16 @@ struct PauseTests {
                 throw TestFailure("the readings ended")
             }
             try await collect(past: start + 13_230)
+            #expect(recorder.isRecording && recorder.isFileOpen)
             let pausedAt = try #require(recorder.pause())
+            // As AVAudioRecorder: not recording while paused, though the file stays open.
+            #expect(!recorder.isRecording && recorder.isFileOpen && recorder.isPaused)
             try await collect(past: pausedAt + 13_230)
             let resumedAt = try #require(recorder.resume())
+            #expect(recorder.isRecording && !recorder.isPaused)
             try await collect(past: resumedAt + 13_230)
             let summary = try #require(try await recorder.stopRecording())
+            #expect(!recorder.isRecording && !recorder.isFileOpen)
             let last = try #require(seen.last?.endFrame)
             try await collect(past: last + 4_410)
             let ended = summary.startFrame + summary.frameCount + (resumedAt - pausedAt)

@@ -50,7 +50,7 @@ extension Recorder {
     public func record() -> Bool {
         avCall { () throws(RecorderError) in
             if isPaused { resume(); return }
-            if isRecording { return }
+            if isFileOpen { return }
             try record(to: try avPath("record"), overwrite: true)
         }
     }
@@ -95,7 +95,7 @@ extension Recorder {
             if path == "-" {
                 throw RecorderError(.invalidState, "cannot delete a recording made to standard output; it is not a file")
             }
-            if isRecording {
+            if isFileOpen {
                 throw RecorderError(.invalidState,
                     "cannot delete '\(path)' while it is being recorded; call stopRecording() first")
             }

@@ -195,8 +195,13 @@ extension Recorder {
         return try record(to: path, overwrite: overwrite, frameLimit: frames)
     }
 
-    /// True from `record(to:)` until the file is closed (paused included).
-    public var isRecording: Bool { delivery.control.withLock { $0.recording != nil } }
+    /// True while frames go into the file: from `record(to:)` until the file is closed, except while
+    /// paused (AVAudioRecorder's `isRecording`; a sound-activated recording counts as recording while it
+    /// listens between takes). Any thread.
+    public var isRecording: Bool { delivery.control.withLock { $0.recording.map { !$0.isPaused } ?? false } }
+
+    /// True from `record(to:)` until the file is closed, paused or not. Any thread.
+    public var isFileOpen: Bool { delivery.control.withLock { $0.recording != nil } }
 
     // MARK: Pausing
 
