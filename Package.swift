@@ -36,6 +36,11 @@ let package = Package(
             name: "CTagLib",
             linkerSettings: [.linkedLibrary("tag")]
         ),
+        // SoundTouch (LGPL-2.1, linked dynamically) through its C interface: playback's tempo and pitch.
+        .systemLibrary(
+            name: "CSoundTouch",
+            providers: [.apt(["libsoundtouch-dev"])]
+        ),
         // The true-peak interpolator's inner loop, in C vector types (fast in a debug build too).
         .target(name: "CTruePeak"),
         // sem_clockwait, for waits on CLOCK_MONOTONIC (glibc has it; Swift's Glibc module does not show it).
@@ -44,7 +49,7 @@ let package = Package(
         .target(name: "Locking"),
         .target(
             name: "RecorderKit",
-            dependencies: ["CPulse", "CSndFile", "CEbur128", "CSemaphore", "CTagLib", "CTruePeak", "Locking"]
+            dependencies: ["CPulse", "CSndFile", "CEbur128", "CSemaphore", "CTagLib", "CTruePeak", "CSoundTouch", "Locking"]
         ),
         .executableTarget(
             name: "recorder",

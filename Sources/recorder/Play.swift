@@ -27,6 +27,14 @@ struct Play: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Balance, -1 (left) to 1 (right), for files with left and right channels.")
     var pan: Float = 0
 
+    @Option(name: .customLong("rate"), parsing: .unconditional, help: ArgumentHelp(
+        "Speed without changing the pitch, 0.03125 to 32 (2: twice as fast; SoundTouch's time-stretch).", valueName: "factor"))
+    var speed: Double = 1
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Pitch shift in cents without changing the speed, -2400 to 2400 (1200: an octave up).", valueName: "cents"))
+    var pitch: Double = 0
+
     @Option(parsing: .unconditional, help: "Play each file this many more times (any negative number: forever, as AVAudioPlayer).")
     var loops = 0
 
@@ -58,6 +66,12 @@ struct Play: AsyncParsableCommand {
         }
         if !(pan.isFinite && pan >= -1 && pan <= 1) {
             throw ValidationError("invalid --pan \(pan): use -1 (left) to 1 (right), 0 for the centre")
+        }
+        if !(speed.isFinite && speed >= 1.0 / 32 && speed <= 32) {
+            throw ValidationError("invalid --rate \(speed): use a speed from 0.03125 to 32, e.g. 1.5 for half as fast again")
+        }
+        if !(pitch.isFinite && pitch >= -2_400 && pitch <= 2_400) {
+            throw ValidationError("invalid --pitch \(pitch): use -2400 to 2400 cents, e.g. 1200 for an octave up")
         }
         if !(start.isFinite && start >= 0 && start < 1e12) {
             throw ValidationError("invalid --start \(start): use a number of seconds, 0 or more")
@@ -143,6 +157,12 @@ struct Play: AsyncParsableCommand {
         player.volume = volume * gain
         player.pan = pan
         player.numberOfLoops = loops
+        if speed != 1 { player.rate = speed }
+        if pitch != 0 { player.pitch = pitch }
+        if (player.rate != speed || player.pitch != pitch) && !quiet {
+            writeLine("recorder: '\(player.path ?? "")' has \(player.numberOfChannels) channels: played at its own speed and "
+                      + "pitch (SoundTouch takes 1 to 16)")
+        }
         if start > 0 { try player.seek(to: start) }
         let outcome = Locked<(finished: Bool, successfully: Bool, error: RecorderError?)>((false, false, nil))
         let quiet = self.quiet

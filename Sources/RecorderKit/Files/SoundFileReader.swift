@@ -23,6 +23,8 @@ final class SoundFileReader: @unchecked Sendable {
     private(set) var file: OpaquePointer?
     /// Standard input's file opened anew when it was redirected from one, closed with the file (-1: none).
     private var ownedDescriptor: Int32 = -1
+    /// The bytes of a sound read from memory, held while libsndfile reads them.
+    private var memory: MemoryFile?
 
     /// Opens `path`.
     /// - Throws: `.cannotReadFile` naming the path and libsndfile's reason.
@@ -79,6 +81,29 @@ final class SoundFileReader: @unchecked Sendable {
         sndfileFormat = info.format
     }
 
+    /// Reads a sound held in memory: `bytes` are a whole file of any type libsndfile reads (through
+    /// its virtual I/O, seekable); `name` stands for a path in what is said of it.
+    /// - Throws: `.cannotReadFile` with libsndfile's reason.
+    init(bytes: [UInt8], name: String) throws(RecorderError) {
+        let memory = MemoryFile(bytes)
+        var info = SF_INFO()
+        var io = MemoryFile.io
+        guard let file = sf_open_virtual(&io, Int32(SFM_READ), &info, Unmanaged.passUnretained(memory).toOpaque()) else {
+            throw RecorderError(.cannotReadFile,
+                "cannot read \(name) (\(bytes.count) bytes): \(sndfileReason(nil)); give the bytes of a whole sound file "
+                + "libsndfile reads (WAV, AIFF, CAF, FLAC, …)",
+                underlying: .init(.sndfile, sf_error(nil)))
+        }
+        self.memory = memory
+        self.path = name
+        self.file = file
+        sampleRate = Int(info.samplerate)
+        channelCount = Int(info.channels)
+        frameCount = info.frames > 0 && info.frames < sf_count_t.max ? Int64(info.frames) : 0
+        isSeekable = info.seekable != 0
+        sndfileFormat = info.format
+    }
+
     deinit { close() }
 
     /// The file's channel positions as libsndfile reads them (`SF_CHANNEL_MAP_*`: a WAV's
@@ -101,6 +126,7 @@ final class SoundFileReader: @unchecked Sendable {
     func close() {
         if let file { sf_close(file) }
         file = nil
+        memory = nil
         if ownedDescriptor >= 0 { Glibc.close(ownedDescriptor) }
         ownedDescriptor = -1
     }
@@ -185,4 +211,43 @@ func sndfileReason(_ file: OpaquePointer?) -> String {
     for prefix in ["System error : ", "Error : "] where text.hasPrefix(prefix) { text.removeFirst(prefix.count) }
     while text.hasSuffix(".") || text.hasSuffix(" ") { text.removeLast() }
     return text
+}
+
+/// The `MemoryFile` libsndfile's virtual I/O hands back as its user data.
+private func memoryFile(_ user: UnsafeMutableRawPointer?) -> MemoryFile {
+    Unmanaged<MemoryFile>.fromOpaque(user!).takeUnretainedValue()
+}
+
+/// Bytes libsndfile reads as a file (`sf_open_virtual`): its position, and the callbacks that read them.
+private final class MemoryFile {
+    let bytes: [UInt8]
+    var position = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// libsndfile's virtual I/O over a `MemoryFile` (its user data); writing is refused.
+    static var io: SF_VIRTUAL_IO {
+        SF_VIRTUAL_IO(
+        get_filelen: { user in sf_count_t(memoryFile(user).bytes.count) },
+        seek: { offset, whence, user in
+            let memory = memoryFile(user)
+            let base = whence == SEEK_CUR ? memory.position : whence == SEEK_END ? memory.bytes.count : 0
+            let (target, overflow) = base.addingReportingOverflow(Int(truncatingIfNeeded: offset))
+            guard !overflow, target >= 0 else { return -1 }
+            memory.position = target
+            return sf_count_t(target)
+        },
+        read: { destination, count, user in
+            let memory = memoryFile(user)
+            guard let destination, count > 0, memory.position < memory.bytes.count else { return 0 }
+            let length = min(Int(count), memory.bytes.count - memory.position)
+            memory.bytes.withUnsafeBytes {
+                destination.copyMemory(from: $0.baseAddress! + memory.position, byteCount: length)
+            }
+            memory.position += length
+            return sf_count_t(length)
+        },
+        write: { _, _, _ in 0 },
+        tell: { user in sf_count_t(memoryFile(user).position) })
+    }
 }

@@ -11,14 +11,15 @@ extension PlaybackFeeder {
         while !state.sourceEnded || state.leadIn > 0, let index = pool.free.pop() {
             let leadIn = state.leadIn > 0
             let startFrame = state.decodeFrame
-            let frames = leadIn ? fillSilence(index) : fillFromSource(index)
+            let (frames, advanced) = leadIn ? (fillSilence(index), 0) : fillFromSource(index)
             guard frames > 0 else {
                 pool.free.push(index)
                 break
             }
             pool.setByteCount(frames * format.bytesPerFrame, of: index)
             pool.setStartFrame(state.streamFrames, of: index)
-            keep(index, frames: frames, fileStart: startFrame, leadIn: leadIn)
+            keep(index, frames: frames, fileStart: startFrame, leadIn: leadIn,
+                 rate: leadIn || advanced == Int64(frames) ? 1 : Double(advanced) / Double(frames))
             pool.filled.push(index)
             atomicMemoryFence(ordering: .sequentiallyConsistent)
             if stream.starving.load(ordering: .sequentiallyConsistent) { stream.resume() }
@@ -32,14 +33,21 @@ extension PlaybackFeeder {
         return frames
     }
 
-    /// Decodes into buffer `index`; returns the frames put there (0 when the source has ended).
-    func fillFromSource(_ index: Int) -> Int {
+    /// Decodes into buffer `index`; returns the frames put there (0 when the source has ended) and the
+    /// source frames they stand for (more or fewer than those when played faster or slower).
+    func fillFromSource(_ index: Int) -> (frames: Int, advanced: Int64) {
         let capacity = pool.capacityBytes / format.bytesPerFrame
         var wanted = capacity
-        if let remaining = state.remaining { wanted = Int(min(Int64(capacity), remaining)) }
+        let rate = state.stretcher?.rate ?? 1
+        if let remaining = state.remaining {
+            wanted = Int(min(Double(capacity), (Double(remaining) / rate).rounded(.up)))
+        }
         var frames = 0
+        var advanced: Int64 = 0
         let destination = pool.bytes(of: index)
         switch source {
+        case .file(let reader) where state.stretcher != nil:
+            (frames, advanced) = fillStretched(reader, state.stretcher!, into: destination, wanted: wanted)
         case .file(let reader):
             while frames < wanted {
                 let read = state.scratch.withUnsafeMutableBufferPointer {
@@ -68,6 +76,7 @@ extension PlaybackFeeder {
                 frames += read
                 state.decodeFrame += Int64(read)
             }
+            advanced = Int64(frames)
         case .callback(let handler):
             memset(destination, 0, capacity * format.bytesPerFrame)
             var buffer = OutputBuffer(startFrame: state.decodeFrame, frameCapacity: wanted, format: format,
@@ -76,20 +85,69 @@ extension PlaybackFeeder {
             frames = max(0, min(wanted, buffer.frameCount))
             if frames < wanted { state.sourceEnded = true }
             state.decodeFrame += Int64(frames)
+            advanced = Int64(frames)
         }
         if var remaining = state.remaining {
-            remaining -= Int64(frames)
+            remaining -= advanced
             state.remaining = remaining
             if remaining <= 0 {
                 state.remaining = nil
                 state.sourceEnded = true
             }
         }
-        return frames
+        return (frames, advanced)
+    }
+
+    /// Fills `destination` with up to `wanted` frames out of the stretcher, reading the file into it
+    /// as it asks (looping as `numberOfLoops` says; at the end it lets out what it holds). Returns the
+    /// frames put there and the file frames they stand for.
+    private func fillStretched(_ reader: SoundFileReader, _ stretcher: TimeStretcher,
+                               into destination: UnsafeMutableRawPointer, wanted: Int) -> (frames: Int, advanced: Int64) {
+        let channels = format.channelCount
+        let capacity = pool.capacityBytes / format.bytesPerFrame
+        let began = stretcher.sourcePosition
+        var frames = 0
+        while frames < wanted {
+            let out = state.stretched.withUnsafeMutableBufferPointer {
+                stretcher.receive(into: $0.baseAddress!, maxFrames: wanted - frames)
+            }
+            if out > 0 {
+                state.stretched.withUnsafeBufferPointer {
+                    encodeBigEndianInt16($0.baseAddress!, count: out * channels, into: destination + frames * format.bytesPerFrame)
+                }
+                frames += out
+                continue
+            }
+            if stretcher.isFlushed {
+                state.sourceEnded = true
+                break
+            }
+            let read = state.scratch.withUnsafeMutableBufferPointer { reader.read(into: $0.baseAddress!, frames: capacity) }
+            if read == 0 {
+                if let error = reader.readError {
+                    state.endError = error
+                    events.yield(.decodeError(error, atFrame: state.decodeFrame))
+                    state.sourceEnded = true
+                    break
+                }
+                let loops = control.withLock { $0.numberOfLoops }
+                if (loops < 0 || state.loopsDone < loops), reader.frameCount > 0, reader.seek(to: 0) {
+                    state.loopsDone += 1
+                    continue
+                }
+                stretcher.flush()
+                continue
+            }
+            state.scratch.withUnsafeBufferPointer { stretcher.put($0.baseAddress!, frames: read) }
+        }
+        let position = Int64(stretcher.sourcePosition.rounded())
+        // Past the end only when looping (at the end, the end: as the unstretched path leaves it).
+        state.decodeFrame = reader.frameCount > 0 && position > reader.frameCount ? position % reader.frameCount : position
+        return (frames, Int64((stretcher.sourcePosition - began).rounded()))
     }
 
     /// Keeps a copy of a filled buffer and its place until it is heard.
-    func keep(_ index: Int, frames: Int, fileStart: Int64, leadIn: Bool) {
+    func keep(_ index: Int, frames: Int, fileStart: Int64, leadIn: Bool, rate: Double = 1) {
         if state.freeSlots.isEmpty { publishOldest() }
         let slot = state.freeSlots.removeLast()
         memcpy(history + slot * pool.capacityBytes, pool.bytes(of: index), frames * format.bytesPerFrame)
@@ -99,7 +157,7 @@ extension PlaybackFeeder {
                                      isLeadIn: leadIn, slot: slot))
         playhead.withLock { playhead in
             playhead.spans.append(.init(streamStart: start, frames: Int64(frames),
-                                        fileStart: fileStart, isLeadIn: leadIn))
+                                        fileStart: fileStart, isLeadIn: leadIn, rate: rate))
         }
     }
 

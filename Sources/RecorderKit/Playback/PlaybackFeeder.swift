@@ -50,6 +50,10 @@ final class FeederState: @unchecked Sendable {
     var pending: [Pending] = []
     var freeSlots: [Int]
     var scratch: [Float]
+    /// A file played faster, slower or at another pitch goes through this (made at the first such
+    /// request, kept after), and comes out in `stretched`.
+    var stretcher: TimeStretcher?
+    var stretched: [Float]
     var meterScratch: [LevelMeterState]
     var exiting = false
     /// Copies of written buffers until heard, for the meters: `slots` of `slotBytes`.
@@ -60,6 +64,7 @@ final class FeederState: @unchecked Sendable {
         freeSlots = Array((0..<slots).reversed())
         pending.reserveCapacity(slots)
         scratch = [Float](repeating: 0, count: bufferFrames * format.channelCount)
+        stretched = [Float](repeating: 0, count: bufferFrames * format.channelCount)
         meterScratch = Readout.silentLevels(format)
     }
 
@@ -198,6 +203,14 @@ final class PlaybackFeeder: WorkerBody {
         case .volume:
             let volume = currentVolume()
             stream.withLock { stream.setVolume(volume, $0) }
+        case .timePitch:
+            let (rate, pitch) = control.withLock { ($0.rate, $0.pitch) }
+            if state.stretcher == nil, rate != 1 || pitch != 0, case .file = source {
+                // From the next frame decoded on: what is already in buffers plays as it was.
+                state.stretcher = TimeStretcher(channelCount: format.channelCount, sampleRate: format.sampleRate)
+                state.stretcher?.clear(at: state.decodeFrame)
+            }
+            state.stretcher?.set(rate: rate, pitch: pitch)
         case .shutdown:
             closeStream()
             state.mode = .idle
@@ -284,6 +297,7 @@ final class PlaybackFeeder: WorkerBody {
             break
         }
         state.decodeFrame = frame
+        state.stretcher?.clear(at: frame)
         state.lastHeardFrame = frame
         playhead.withLock { $0.restingFrame = frame }
     }

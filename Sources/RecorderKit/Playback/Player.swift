@@ -26,8 +26,10 @@ public final class Player: AudioMetering, Sendable {
 
     /// The stream's format: the file's rate and channel count, signed 16-bit big-endian.
     public let format: StreamFormat
-    /// The file played, or nil for an output callback.
+    /// The file played, or nil for a sound in memory or an output callback.
     public let path: String?
+    /// True for a file or a sound in memory (which seek, loop and stretch), false for an output callback.
+    private let playsFile: Bool
     /// The file's length in seconds: 0 for an output callback, for a file that does not say how long it
     /// is (a FLAC stream written to a pipe), which plays to its end but seeks only to 0, and for standard
     /// input from a pipe, whose header's length is not to be trusted (ffmpeg and `recorder record -`
@@ -88,6 +90,26 @@ public final class Player: AudioMetering, Sendable {
                       bufferCount: bufferCount, bufferDuration: bufferDuration, clientName: clientName)
     }
 
+    /// A player of a sound held in memory (AVAudioPlayer's `init(data:)`): `bytes` are a whole file of any
+    /// type libsndfile reads, played as that file would be (seekable, loops, rate and pitch); `path` is nil.
+    /// Other parameters as `init(contentsOf:)`.
+    /// - Throws: `.cannotReadFile` (not a sound file libsndfile reads), `.invalidFormat`,
+    ///   `.serverUnreachable`, `.sinkNotFound`.
+    public convenience init(bytes: [UInt8], device: String? = nil, server: String? = nil,
+                            bufferCount: Int = 3, bufferDuration: Double = 0.1,
+                            clientName: String = "recorder") throws(RecorderError) {
+        let reader = try SoundFileReader(bytes: bytes, name: "the sound in memory")
+        guard let format = try? StreamFormat(sampleRate: reader.sampleRate, channelCount: reader.channelCount) else {
+            reader.close()
+            throw RecorderError(.invalidFormat,
+                "cannot play the sound in memory: \(reader.channelCount) channels at \(reader.sampleRate) Hz; PulseAudio "
+                + "streams carry 1 to \(StreamFormat.maxChannels) channels at 1 to \(StreamFormat.maxSampleRate) Hz")
+        }
+        try self.init(format: format, source: .file(reader), path: nil, fileFrames: reader.frameCount,
+                      seekable: reader.isSeekable, description: reader.formatDescription, device: device,
+                      server: server, bufferCount: bufferCount, bufferDuration: bufferDuration, clientName: clientName)
+    }
+
     /// A player whose audio comes from `output`, called on the reader thread to fill each buffer, as
     /// an AudioQueue output callback (tones, synthesis, a network stream). It receives the buffer
     /// zeroed, writes `frameCount` frames (all of `frameCapacity` unless it is done) and returns; a
@@ -116,6 +138,7 @@ public final class Player: AudioMetering, Sendable {
         }
         self.format = format
         self.path = path
+        if case .file = source { playsFile = true } else { playsFile = false }
         duration = Double(fileFrames) / Double(format.sampleRate)
         isSeekable = seekable
         fileFormatDescription = description
@@ -210,7 +233,7 @@ public final class Player: AudioMetering, Sendable {
     public func seek(to seconds: Double) throws(RecorderError) {
         try checkOpen()
         guard !seconds.isNaN else { throw RecorderError(.invalidFormat, "invalid position nan: use 0 to \(duration) seconds") }
-        guard path != nil else {
+        guard playsFile else {
             throw RecorderError(.invalidState, "an output callback's player cannot seek: its callback decides what plays")
         }
         let clamped = min(max(0, seconds), duration)
@@ -239,6 +262,38 @@ public final class Player: AudioMetering, Sendable {
             feeder.worker.submit(.volume) { $0.pan = min(1, max(-1, newValue)) }
         }
     }
+
+    /// The speed, without changing the pitch: 2 plays twice as fast, 0.5 half as fast (SoundTouch's
+    /// time-stretch, as AVAudioUnitTimePitch's `rate`). 1/32 to 32; values outside are clamped, a NaN
+    /// or an infinity ignored. Takes effect from the next buffer decoded (what the stream already holds,
+    /// a few tenths of a second, plays as it was); `currentTime`, `duration` and the readings' frames stay
+    /// in the file's time, and the meters measure what is heard. A player of an output callback, or of
+    /// more than 16 channels, plays at its own speed: `rate` stays 1. Any thread.
+    public var rate: Double {
+        get { feeder.control.withLock { $0.rate } }
+        set {
+            guard newValue.isFinite, canStretch else { return }
+            feeder.worker.submit(.timePitch) {
+                $0.rate = min(max(newValue, TimeStretcher.rates.lowerBound), TimeStretcher.rates.upperBound)
+            }
+        }
+    }
+
+    /// The pitch shift in cents, without changing the speed: 1200 an octave up, −1200 an octave down
+    /// (AVAudioUnitTimePitch's `pitch`). −2400 to 2400; clamped, a NaN or an infinity ignored; as `rate`
+    /// for when it applies and for which players.
+    public var pitch: Double {
+        get { feeder.control.withLock { $0.pitch } }
+        set {
+            guard newValue.isFinite, canStretch else { return }
+            feeder.worker.submit(.timePitch) {
+                $0.pitch = min(max(newValue, TimeStretcher.pitches.lowerBound), TimeStretcher.pitches.upperBound)
+            }
+        }
+    }
+
+    /// A file's player whose channels SoundTouch can process.
+    private var canStretch: Bool { playsFile && TimeStretcher.channelCounts.contains(format.channelCount) }
 
     /// How many times to play the file again after the first (AVAudioPlayer's): 0 plays it once, 2
     /// three times back to back (frame-exact), any negative number forever. A source that cannot seek

@@ -22,6 +22,8 @@ enum PlayerRequest: Sendable {
     case seek(Int64)
     /// Apply the volume and pan in `PlayerControl`.
     case volume
+    /// Apply the rate and pitch in `PlayerControl` (a file's player only).
+    case timePitch
     /// End everything: close the stream and the connection, finish the streams, exit.
     case shutdown
 }
@@ -32,6 +34,9 @@ struct PlayerControl: Sendable {
     var volume: Float = 1
     var pan: Float = 0
     var numberOfLoops = 0
+    /// Source frames per frame played (`TimeStretcher.rate`), and the pitch shift in cents.
+    var rate = 1.0
+    var pitch = 0.0
     /// Frames of the source heard so far, over every stream (lead-in silence not counted): the
     /// reader thread's `heardBefore` plus what the open stream has played.
     var heardFrames: Int64 = 0

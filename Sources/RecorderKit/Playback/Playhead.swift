@@ -10,6 +10,13 @@ struct Playhead {
         /// File frame of the span's first frame (for lead-in silence, the frame that follows it).
         var fileStart: Int64
         var isLeadIn: Bool
+        /// File frames per frame of the span (1 unless played faster or slower).
+        var rate = 1.0
+
+        /// The file frames `frames` of the span stand for.
+        func fileFrames(_ frames: Int64) -> Int64 {
+            rate == 1 ? frames : Int64((Double(frames) * rate).rounded())
+        }
     }
     var spans: [Span] = []
     /// The position while no stream plays (stopped, idle, or before anything was heard).
@@ -23,10 +30,10 @@ struct Playhead {
         if played < first.streamStart { return first.fileStart }
         for span in spans where played < span.streamStart + span.frames {
             if span.isLeadIn { return span.fileStart }
-            return wrap(span.fileStart + (played - span.streamStart))
+            return wrap(span.fileStart + span.fileFrames(played - span.streamStart))
         }
         let last = spans[spans.count - 1]
-        return last.isLeadIn ? last.fileStart : wrap(last.fileStart + last.frames)
+        return last.isLeadIn ? last.fileStart : wrap(last.fileStart + last.fileFrames(last.frames))
     }
 
     func wrap(_ frame: Int64) -> Int64 { fileFrames > 0 && frame >= fileFrames ? frame % fileFrames : frame }
