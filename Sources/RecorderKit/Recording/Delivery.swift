@@ -228,6 +228,11 @@ final class Delivery: WorkerBody {
                 if state.session != nil, state.ending == .cut { finish(error: nil) }
                 return
             }
+            // A `record(to:)` queues its session, under the capture lock, before any frame after its
+            // start is read into a buffer: carried out now, it holds every frame of the buffer just taken
+            // (delivered first, they went into no file while its length counted them: a 0.3 s take
+            // held 0.2 s).
+            worker.carryOutRequests(self)
             deliver(index)
             release(index)
         }
