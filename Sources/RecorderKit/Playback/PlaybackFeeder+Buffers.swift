@@ -54,15 +54,8 @@ extension PlaybackFeeder {
                     reader.read(into: $0.baseAddress!, frames: wanted - frames)
                 }
                 if read == 0 {
-                    if let error = reader.readError {
-                        state.endError = error
-                        events.yield(.decodeError(error, atFrame: state.decodeFrame))
-                        state.sourceEnded = true
-                        break
-                    }
-                    let loops = control.withLock { $0.numberOfLoops }
-                    if (loops < 0 || state.loopsDone < loops), reader.frameCount > 0, reader.seek(to: 0) {
-                        state.loopsDone += 1
+                    if decodeFailed(reader) { break }
+                    if rewoundForALoop(reader) {
                         state.decodeFrame = 0
                         continue
                     }
@@ -98,6 +91,23 @@ extension PlaybackFeeder {
         return (frames, advanced)
     }
 
+    /// After a read of nothing: if it failed, reports the decode error and ends the source (true).
+    private func decodeFailed(_ reader: SoundFileReader) -> Bool {
+        guard let error = reader.readError else { return false }
+        state.endError = error
+        events.yield(.decodeError(error, atFrame: state.decodeFrame))
+        state.sourceEnded = true
+        return true
+    }
+
+    /// At the file's end: with loops left (`numberOfLoops`), moves back to its start and counts the loop.
+    private func rewoundForALoop(_ reader: SoundFileReader) -> Bool {
+        let loops = control.withLock { $0.numberOfLoops }
+        guard loops < 0 || state.loopsDone < loops, reader.frameCount > 0, reader.seek(to: 0) else { return false }
+        state.loopsDone += 1
+        return true
+    }
+
     /// Fills `destination` with up to `wanted` frames out of the stretcher, reading the file into it
     /// as it asks (looping as `numberOfLoops` says; at the end it lets out what it holds). Returns the
     /// frames put there and the file frames they stand for.
@@ -124,18 +134,8 @@ extension PlaybackFeeder {
             }
             let read = state.scratch.withUnsafeMutableBufferPointer { reader.read(into: $0.baseAddress!, frames: capacity) }
             if read == 0 {
-                if let error = reader.readError {
-                    state.endError = error
-                    events.yield(.decodeError(error, atFrame: state.decodeFrame))
-                    state.sourceEnded = true
-                    break
-                }
-                let loops = control.withLock { $0.numberOfLoops }
-                if (loops < 0 || state.loopsDone < loops), reader.frameCount > 0, reader.seek(to: 0) {
-                    state.loopsDone += 1
-                    continue
-                }
-                stretcher.flush()
+                if decodeFailed(reader) { break }
+                if !rewoundForALoop(reader) { stretcher.flush() }
                 continue
             }
             state.scratch.withUnsafeBufferPointer { stretcher.put($0.baseAddress!, frames: read) }
