@@ -62,7 +62,8 @@ public final class Player: AudioMetering, Sendable {
     /// to the server and checks the sink. Nothing plays until `play()`.
     ///
     /// - Parameters:
-    ///   - device: a sink name (see `Player.sinks()`), or nil for the server's default sink.
+    ///   - device: a sink name (see `Player.sinks()`), or nil for the one `PULSE_SINK` names (as for any
+    ///     libpulse program), else the server's default sink.
     ///   - server: a server address, or nil for libpulse's usual lookup (which honours `PULSE_SERVER`).
     ///   - path: the file to play; "-" reads standard input (from a pipe: AU, WAV or Ogg, which
     ///     libsndfile decodes there; any type from a redirected file).

@@ -55,11 +55,14 @@ final class PlaybackStream: CallbackTarget, @unchecked Sendable {
     /// Set when a requested drain has completed: everything written has been played.
     let drained = Atomic<Bool>(false)
 
-    /// Connects to `server` and checks `sink` (nil: the server's default). No stream yet.
+    /// Connects to `server` and checks `sink` (nil: the one PULSE_SINK names, else the server's default).
+    /// No stream yet.
     init(format: StreamFormat, sink: String?, server: String?, clientName: String, fragmentBytes: Int,
          pool: BufferPool, dataReady: Semaphore) throws(RecorderError) {
         let connection = try PulseConnection(server: server, clientName: clientName)
         let sinks = connection.sinks()
+        // No sink named: PULSE_SINK's, as libpulse gives every program that names none, else the default.
+        let sink = sink ?? getenv("PULSE_SINK").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
         if let sink, !sinks.contains(where: { $0.name == sink }) {
             let available = sinks.map(\.name).joined(separator: ", ")
             let error = RecorderError(.sinkNotFound,

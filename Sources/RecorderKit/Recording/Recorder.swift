@@ -90,7 +90,8 @@ public final class Recorder: AudioMetering, Sendable {
     ///
     /// - Parameters:
     ///   - format: rate, channels and sample format; the server converts its source to it (big-endian).
-    ///   - source: a source name (see `Recorder.sources()`), or nil for the server's default source.
+    ///   - source: a source name (see `Recorder.sources()`), or nil for the one `PULSE_SOURCE` names (as for
+    ///     any libpulse program), else the server's default source.
     ///   - server: a server address (`unix:/path`, `tcp:host:port`), or nil for libpulse's usual
     ///     lookup, which honours `PULSE_SERVER`.
     ///   - bufferCount: rotating capture buffers, 2…64 (AudioQueue code typically uses 3).
