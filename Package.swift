@@ -5,6 +5,8 @@ let package = Package(
     name: "recorder",
     products: [
         .library(name: "RecorderKit", targets: ["RecorderKit"]),
+        // Apple's Audio Queue and Audio File Services over RecorderKit: AudioToolbox code with its import changed.
+        .library(name: "OpenAudioToolbox", targets: ["OpenAudioToolbox"]),
         .executable(name: "recorder", targets: ["recorder"]),
     ],
     dependencies: [
@@ -50,6 +52,12 @@ let package = Package(
         .target(
             name: "RecorderKit",
             dependencies: ["CPulse", "CSndFile", "CEbur128", "CSemaphore", "CTagLib", "CTruePeak", "CSoundTouch", "Locking"]
+        ),
+        // Core Audio's C types, callbacks and constants, laid out as Apple's headers lay them out.
+        .systemLibrary(name: "COpenAudioToolbox"),
+        .target(
+            name: "OpenAudioToolbox",
+            dependencies: ["COpenAudioToolbox", "RecorderKit", "CSndFile", "Locking"]
         ),
         .executableTarget(
             name: "recorder",

@@ -1,0 +1,151 @@
+// Core Audio's C types and constants, laid out as Apple's CoreAudioTypes.h lays them out, so that Swift code
+// written against AudioToolbox sees the same structs, memberwise initializers, option sets and constants.
+#ifndef OPEN_CORE_AUDIO_TYPES_H
+#define OPEN_CORE_AUDIO_TYPES_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+#define OAT_ENUM(type) enum : type
+#define OAT_OPTIONS(type, name) enum __attribute__((flag_enum, enum_extensibility(open))) name : type name; \
+    enum __attribute__((flag_enum, enum_extensibility(open))) name : type
+#define OAT_CLOSED_ENUM(type, name) enum __attribute__((enum_extensibility(open))) name : type name; \
+    enum __attribute__((enum_extensibility(open))) name : type
+
+#pragma clang assume_nonnull begin
+
+/// A result code: 0 (`noErr`) for success, else one of the `k…Err…` constants.
+typedef int32_t OSStatus;
+
+OAT_ENUM(OSStatus) {
+    noErr = 0,
+    kAudio_UnimplementedError = -4,
+    kAudio_FileNotFoundError = -43,
+    kAudio_FilePermissionError = -54,
+    kAudio_TooManyFilesOpenError = -42,
+    kAudio_ParamError = -50,
+    kAudio_MemFullError = -108,
+};
+
+typedef uint32_t AudioFormatID;
+typedef uint32_t AudioFormatFlags;
+
+/// A stream's format: for linear PCM, one frame per packet and `mBytesPerFrame` bytes per frame.
+typedef struct AudioStreamBasicDescription {
+    double mSampleRate;
+    AudioFormatID mFormatID;
+    AudioFormatFlags mFormatFlags;
+    uint32_t mBytesPerPacket;
+    uint32_t mFramesPerPacket;
+    uint32_t mBytesPerFrame;
+    uint32_t mChannelsPerFrame;
+    uint32_t mBitsPerChannel;
+    uint32_t mReserved;
+} AudioStreamBasicDescription;
+
+/// Where a packet of variable size lies in a buffer (not used by linear PCM).
+typedef struct AudioStreamPacketDescription {
+    int64_t mStartOffset;
+    uint32_t mVariableFramesInPacket;
+    uint32_t mDataByteSize;
+} AudioStreamPacketDescription;
+
+typedef OAT_CLOSED_ENUM(uint32_t, SMPTETimeType) {
+    kSMPTETimeType24 = 0,
+    kSMPTETimeType25 = 1,
+    kSMPTETimeType30Drop = 2,
+    kSMPTETimeType30 = 3,
+    kSMPTETimeType2997 = 4,
+    kSMPTETimeType2997Drop = 5,
+    kSMPTETimeType60 = 6,
+    kSMPTETimeType5994 = 7,
+    kSMPTETimeType60Drop = 8,
+    kSMPTETimeType5994Drop = 9,
+    kSMPTETimeType50 = 10,
+    kSMPTETimeType2398 = 11,
+};
+
+typedef OAT_OPTIONS(uint32_t, SMPTETimeFlags) {
+    kSMPTETimeUnknown = 0,
+    kSMPTETimeValid = 1u << 0,
+    kSMPTETimeRunning = 1u << 1,
+};
+
+typedef struct SMPTETime {
+    int16_t mSubframes;
+    int16_t mSubframeDivisor;
+    uint32_t mCounter;
+    SMPTETimeType mType;
+    SMPTETimeFlags mFlags;
+    int16_t mHours;
+    int16_t mMinutes;
+    int16_t mSeconds;
+    int16_t mFrames;
+} SMPTETime;
+
+typedef OAT_OPTIONS(uint32_t, AudioTimeStampFlags) {
+    kAudioTimeStampNothingValid = 0,
+    kAudioTimeStampSampleTimeValid = 1u << 0,
+    kAudioTimeStampHostTimeValid = 1u << 1,
+    kAudioTimeStampRateScalarValid = 1u << 2,
+    kAudioTimeStampWordClockTimeValid = 1u << 3,
+    kAudioTimeStampSMPTETimeValid = 1u << 4,
+    kAudioTimeStampSampleHostTimeValid = (1u << 0) | (1u << 1),
+};
+
+/// A moment: here the sample time (frames since the queue started) and the host time (CLOCK_MONOTONIC
+/// nanoseconds, where Apple's systems count mach ticks).
+typedef struct AudioTimeStamp {
+    double mSampleTime;
+    uint64_t mHostTime;
+    double mRateScalar;
+    uint64_t mWordClockTime;
+    SMPTETime mSMPTETime;
+    AudioTimeStampFlags mFlags;
+    uint32_t mReserved;
+} AudioTimeStamp;
+
+// Format IDs (four-character codes, written in hex).
+OAT_ENUM(AudioFormatID) {
+    kAudioFormatLinearPCM = 0x6C70636D,        // 'lpcm'
+    kAudioFormatAC3 = 0x61632D33,              // 'ac-3'
+    kAudioFormatAppleIMA4 = 0x696D6134,        // 'ima4'
+    kAudioFormatMPEG4AAC = 0x61616320,         // 'aac '
+    kAudioFormatAppleLossless = 0x616C6163,    // 'alac'
+    kAudioFormatULaw = 0x756C6177,             // 'ulaw'
+    kAudioFormatALaw = 0x616C6177,             // 'alaw'
+    kAudioFormatMPEGLayer3 = 0x2E6D7033,       // '.mp3'
+    kAudioFormatFLAC = 0x666C6163,             // 'flac'
+    kAudioFormatOpus = 0x6F707573,             // 'opus'
+};
+
+OAT_ENUM(AudioFormatFlags) {
+    kAudioFormatFlagIsFloat = 1u << 0,
+    kAudioFormatFlagIsBigEndian = 1u << 1,
+    kAudioFormatFlagIsSignedInteger = 1u << 2,
+    kAudioFormatFlagIsPacked = 1u << 3,
+    kAudioFormatFlagIsAlignedHigh = 1u << 4,
+    kAudioFormatFlagIsNonInterleaved = 1u << 5,
+    kAudioFormatFlagIsNonMixable = 1u << 6,
+    kAudioFormatFlagsAreAllClear = 0x80000000,
+
+    kLinearPCMFormatFlagIsFloat = 1u << 0,
+    kLinearPCMFormatFlagIsBigEndian = 1u << 1,
+    kLinearPCMFormatFlagIsSignedInteger = 1u << 2,
+    kLinearPCMFormatFlagIsPacked = 1u << 3,
+    kLinearPCMFormatFlagIsAlignedHigh = 1u << 4,
+    kLinearPCMFormatFlagIsNonInterleaved = 1u << 5,
+    kLinearPCMFormatFlagIsNonMixable = 1u << 6,
+    kLinearPCMFormatFlagsAreAllClear = 0x80000000,
+
+#if defined(__BIG_ENDIAN__) || (defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+    kAudioFormatFlagsNativeEndian = 1u << 1,
+#else
+    kAudioFormatFlagsNativeEndian = 0,
+#endif
+    kAudioFormatFlagsNativeFloatPacked = (1u << 0) | kAudioFormatFlagsNativeEndian | (1u << 3),
+};
+
+#pragma clang assume_nonnull end
+
+#endif
