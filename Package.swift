@@ -86,6 +86,18 @@ let package = Package(
             dependencies: ["RecorderKit"],
             path: "Examples/Gauge"
         ),
+        // The seeds' own code (../shared/seeds), compiled against the Open modules with only the import changed.
+        .executableTarget(
+            name: "seed-audioqueue-recorder",
+            dependencies: ["OpenAudioToolbox"],
+            path: "Examples/Seeds/AudioQueueRecorder"
+        ),
+        // A command-line client of OpenAudioToolbox that the tests run against a private server.
+        .executableTarget(
+            name: "audioqueue-probe",
+            dependencies: ["OpenAudioToolbox"],
+            path: "Tests/AudioQueueProbe"
+        ),
         // Issue 12's day of audio through every meter, built in release by the test command.
         .executableTarget(
             name: "recorder-longrun",
@@ -104,6 +116,10 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["RecorderKit", "Locking", "TestSupport", "CSndFile"]
+        ),
+        .testTarget(
+            name: "AppleAPITests",
+            dependencies: ["OpenAudioToolbox", "TestSupport", "CSndFile"]
         ),
         .testTarget(
             name: "CLITests",

@@ -1,0 +1,192 @@
+// A client of OpenAudioToolbox for the tests: records the default source into a raw file, or plays a raw
+// file to the default sink, through Audio Queue Services alone (PULSE_SERVER, PULSE_SOURCE and PULSE_SINK
+// choose, as for any libpulse program), and prints what the queue reported.
+//
+//   audioqueue-probe record FORMAT FRAMES OUT [runloop]
+//   audioqueue-probe play FORMAT IN [runloop]
+//   audioqueue-probe start-input FORMAT        (prints AudioQueueStart's status and the error message)
+//
+// FORMAT: s16le, s16be, s24le, s24be, s32le, s32be, f32le or f32be, then ":CHANNELS" (e.g. f32le:2);
+// 44 100 Hz. "runloop": callbacks on the main run loop; otherwise on the queue's own thread.
+import Foundation
+import OpenAudioToolbox
+import Synchronization
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("audioqueue-probe: \(message)\n".utf8))
+    exit(2)
+}
+
+func format(_ text: String) -> AudioStreamBasicDescription {
+    let parts = text.split(separator: ":")
+    guard let kind = parts.first, let channels = UInt32(parts.count > 1 ? String(parts[1]) : "1") else { fail("bad format \(text)") }
+    let bits: UInt32, float: Bool
+    switch kind.prefix(3) {
+    case "s16": (bits, float) = (16, false)
+    case "s24": (bits, float) = (24, false)
+    case "s32": (bits, float) = (32, false)
+    case "f32": (bits, float) = (32, true)
+    default: fail("bad format \(text)")
+    }
+    var description = AudioStreamBasicDescription()
+    description.mSampleRate = 44_100
+    description.mFormatID = kAudioFormatLinearPCM
+    description.mFormatFlags = kLinearPCMFormatFlagIsPacked
+        | (float ? kLinearPCMFormatFlagIsFloat : kLinearPCMFormatFlagIsSignedInteger)
+        | (kind.hasSuffix("be") ? kLinearPCMFormatFlagIsBigEndian : 0)
+    description.mFramesPerPacket = 1
+    description.mChannelsPerFrame = channels
+    description.mBitsPerChannel = bits
+    description.mBytesPerFrame = bits / 8 * channels
+    description.mBytesPerPacket = description.mBytesPerFrame
+    return description
+}
+
+/// What the callbacks share with the main thread.
+final class Probe: Sendable {
+    struct Counts {
+        var frames: Int64 = 0
+        var buffers = 0
+        var expectedSampleTime: Double = 0
+        var sampleTimeGaps = 0
+        var sizeMismatches = 0
+        var onMainThread = 0
+        var elsewhere = 0
+        var done = false
+        var runningChanges: [UInt32] = []
+    }
+    let counts = Mutex(Counts())
+    let wanted: Int64
+    let bytesPerFrame: Int
+    nonisolated(unsafe) let file: UnsafeMutablePointer<FILE>
+    nonisolated(unsafe) var queue: AudioQueueRef?
+
+    init(wanted: Int64, bytesPerFrame: Int, file: UnsafeMutablePointer<FILE>) {
+        self.wanted = wanted
+        self.bytesPerFrame = bytesPerFrame
+        self.file = file
+    }
+
+    var isDone: Bool { counts.withLock { $0.done } }
+}
+
+func inputCallback(_ userData: UnsafeMutableRawPointer?, _ queue: AudioQueueRef, _ buffer: AudioQueueBufferRef,
+                   _ startTime: UnsafePointer<AudioTimeStamp>, _ packets: UInt32,
+                   _ descriptions: UnsafePointer<AudioStreamPacketDescription>?) {
+    let probe = Unmanaged<Probe>.fromOpaque(userData!).takeUnretainedValue()
+    let bytes = Int(buffer.pointee.mAudioDataByteSize)
+    let enough = probe.counts.withLock { counts -> Bool in
+        guard !counts.done else { return true }
+        if startTime.pointee.mSampleTime != counts.expectedSampleTime { counts.sampleTimeGaps += 1 }
+        if Int(packets) * probe.bytesPerFrame != bytes { counts.sizeMismatches += 1 }
+        counts.expectedSampleTime = startTime.pointee.mSampleTime + Double(packets)
+        if Thread.isMainThread { counts.onMainThread += 1 } else { counts.elsewhere += 1 }
+        fwrite(buffer.pointee.mAudioData, 1, bytes, probe.file)
+        counts.frames += Int64(packets)
+        counts.buffers += 1
+        counts.done = counts.frames >= probe.wanted
+        return counts.done
+    }
+    if !enough { AudioQueueEnqueueBuffer(queue, buffer, 0, nil) }
+}
+
+func outputCallback(_ userData: UnsafeMutableRawPointer?, _ queue: AudioQueueRef, _ buffer: AudioQueueBufferRef) {
+    let probe = Unmanaged<Probe>.fromOpaque(userData!).takeUnretainedValue()
+    let capacity = Int(buffer.pointee.mAudioDataBytesCapacity) / probe.bytesPerFrame
+    let read = fread(buffer.pointee.mAudioData, probe.bytesPerFrame, capacity, probe.file)
+    probe.counts.withLock { counts in
+        if Thread.isMainThread { counts.onMainThread += 1 } else { counts.elsewhere += 1 }
+        counts.frames += Int64(read)
+    }
+    if read > 0 {
+        buffer.pointee.mAudioDataByteSize = UInt32(read * probe.bytesPerFrame)
+        AudioQueueEnqueueBuffer(queue, buffer, 0, nil)
+    } else {
+        AudioQueueStop(queue, false)
+    }
+}
+
+func runningChanged(_ userData: UnsafeMutableRawPointer?, _ queue: AudioQueueRef, _ property: AudioQueuePropertyID) {
+    let probe = Unmanaged<Probe>.fromOpaque(userData!).takeUnretainedValue()
+    var running: UInt32 = 0
+    var size = UInt32(MemoryLayout<UInt32>.size)
+    AudioQueueGetProperty(queue, kAudioQueueProperty_IsRunning, &running, &size)
+    probe.counts.withLock { counts in
+        counts.runningChanges.append(running)
+        if running == 0 { counts.done = true }
+    }
+}
+
+func check(_ status: OSStatus, _ what: String) {
+    guard status == noErr else { fail("\(what) returned \(status): \(OpenAudioToolboxLastErrorMessage() ?? "")") }
+}
+
+func wait(until probe: Probe, onRunLoop: Bool) {
+    while !probe.isDone {
+        if onRunLoop { CFRunLoopRunInMode(CFRunLoopMode.defaultMode, 0.05, false) } else { usleep(10_000) }
+    }
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else { fail("usage: audioqueue-probe record|play|start-input FORMAT …") }
+var description = format(arguments[2])
+let bytesPerFrame = Int(description.mBytesPerFrame)
+let bufferBytes = UInt32(4_410 * bytesPerFrame)
+
+switch arguments[1] {
+case "record" where arguments.count >= 5:
+    guard let wanted = Int64(arguments[3]), let file = fopen(arguments[4], "wb") else { fail("bad arguments") }
+    let onRunLoop = arguments.count > 5 && arguments[5] == "runloop"
+    let probe = Probe(wanted: wanted, bytesPerFrame: bytesPerFrame, file: file)
+    var queue: AudioQueueRef?
+    check(AudioQueueNewInput(&description, inputCallback, Unmanaged.passUnretained(probe).toOpaque(),
+                             onRunLoop ? CFRunLoopGetCurrent() : nil, CFRunLoopMode.commonModes.rawValue, 0, &queue),
+          "AudioQueueNewInput")
+    guard let queue else { fail("no queue") }
+    for _ in 0..<3 {
+        var buffer: AudioQueueBufferRef?
+        check(AudioQueueAllocateBuffer(queue, bufferBytes, &buffer), "AudioQueueAllocateBuffer")
+        check(AudioQueueEnqueueBuffer(queue, buffer!, 0, nil), "AudioQueueEnqueueBuffer")
+    }
+    check(AudioQueueStart(queue, nil), "AudioQueueStart")
+    wait(until: probe, onRunLoop: onRunLoop)
+    check(AudioQueueStop(queue, true), "AudioQueueStop")
+    check(AudioQueueDispose(queue, true), "AudioQueueDispose")
+    fclose(file)
+    let counts = probe.counts.withLock { $0 }
+    print("recorded \(counts.frames) frames in \(counts.buffers) buffers; sample-time gaps \(counts.sampleTimeGaps); "
+          + "size mismatches \(counts.sizeMismatches); callbacks on the main thread \(counts.onMainThread), elsewhere \(counts.elsewhere)")
+case "play" where arguments.count >= 4:
+    guard let file = fopen(arguments[3], "rb") else { fail("cannot open \(arguments[3])") }
+    let onRunLoop = arguments.count > 4 && arguments[4] == "runloop"
+    let probe = Probe(wanted: 0, bytesPerFrame: bytesPerFrame, file: file)
+    var queue: AudioQueueRef?
+    check(AudioQueueNewOutput(&description, outputCallback, Unmanaged.passUnretained(probe).toOpaque(),
+                              onRunLoop ? CFRunLoopGetCurrent() : nil, CFRunLoopMode.commonModes.rawValue, 0, &queue),
+          "AudioQueueNewOutput")
+    guard let queue else { fail("no queue") }
+    check(AudioQueueAddPropertyListener(queue, kAudioQueueProperty_IsRunning, runningChanged,
+                                        Unmanaged.passUnretained(probe).toOpaque()), "AudioQueueAddPropertyListener")
+    // Apple's idiom: fill every buffer through the callback before starting.
+    for _ in 0..<3 {
+        var buffer: AudioQueueBufferRef?
+        check(AudioQueueAllocateBuffer(queue, bufferBytes, &buffer), "AudioQueueAllocateBuffer")
+        outputCallback(Unmanaged.passUnretained(probe).toOpaque(), queue, buffer!)
+    }
+    check(AudioQueueStart(queue, nil), "AudioQueueStart")
+    wait(until: probe, onRunLoop: onRunLoop)
+    check(AudioQueueDispose(queue, true), "AudioQueueDispose")
+    fclose(file)
+    let counts = probe.counts.withLock { $0 }
+    print("played \(counts.frames) frames; running \(counts.runningChanges.map(String.init).joined(separator: " then ")); "
+          + "callbacks on the main thread \(counts.onMainThread), elsewhere \(counts.elsewhere)")
+case "start-input":
+    var queue: AudioQueueRef?
+    check(AudioQueueNewInput(&description, inputCallback, nil, nil, nil, 0, &queue), "AudioQueueNewInput")
+    let status = AudioQueueStart(queue!, nil)
+    print("AudioQueueStart: \(status)")
+    print(OpenAudioToolboxLastErrorMessage() ?? "no message")
+    AudioQueueDispose(queue!, true)
+default:
+    fail("usage: audioqueue-probe record|play|start-input FORMAT …")
+}
