@@ -52,6 +52,14 @@ public final class Readout: Sendable {
         makeLatest(scratch)
     }
 
+    /// Back to silence: nothing measured is being heard (a player's stream that closed or has not yet
+    /// played a buffer), so the meters read −160 until the next buffer is published.
+    func silence() {
+        currentLevels.withLock { levels in
+            for channel in levels.indices { levels[channel] = LevelMeterState(averagePower: LevelMeterState.silence, peakPower: LevelMeterState.silence) }
+        }
+    }
+
     private func makeLatest(_ scratch: [LevelMeterState]) {
         currentLevels.withLock { levels in
             for channel in levels.indices where channel < scratch.count { levels[channel] = scratch[channel] }

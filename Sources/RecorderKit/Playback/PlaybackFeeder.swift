@@ -229,6 +229,8 @@ final class PlaybackFeeder: WorkerBody {
     /// and that much less silence than the time to go is written first.
     private func openStream(startingAt time: Int64?) throws(RecorderError) {
         try stream.open(volume: currentVolume())
+        // Nothing of this stream is heard yet: the meters read silence until its first buffer is.
+        readout.silence()
         var leadIn: Int64 = 0
         if let time {
             stream.withLock { stream.requestLatency($0) }
