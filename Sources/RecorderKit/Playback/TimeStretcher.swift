@@ -8,30 +8,32 @@ import CSoundTouch
 ///
 /// `sourcePosition` is the source frame the next frame out stands for: it advances by `rate` for each
 /// frame taken out, so over a stretch of constant rate it is exact, and within the stretcher's window
-/// of what is heard at any moment. Not thread-safe: the player's worker owns it.
-final class TimeStretcher {
+/// of what is heard at any moment. Not thread-safe: one thread at a time (the player's worker owns the
+/// player's); a playback graph's effects use it the same way.
+public final class TimeStretcher {
     /// Channels SoundTouch can process.
-    static let channelCounts = 1...16
+    public static let channelCounts = 1...16
     /// `rate`'s range: AVAudioUnitTimePitch's (1/32 to 32).
-    static let rates: ClosedRange<Double> = (1.0 / 32)...32
+    public static let rates: ClosedRange<Double> = (1.0 / 32)...32
     /// `pitch`'s range in cents: AVAudioUnitTimePitch's (two octaves either way).
-    static let pitches: ClosedRange<Double> = -2_400...2_400
+    public static let pitches: ClosedRange<Double> = -2_400...2_400
 
-    let channelCount: Int
+    /// Interleaved channels per frame.
+    public let channelCount: Int
     private let handle: HANDLE
     /// Source frames per frame out (1 plays at the source's speed).
-    private(set) var rate = 1.0
+    public private(set) var rate = 1.0
     /// Cents above (below, negative) the source's pitch.
-    private(set) var pitch = 0.0
+    public private(set) var pitch = 0.0
     /// The source frame the next frame out stands for (see the type's comment).
-    private(set) var sourcePosition = 0.0
+    public private(set) var sourcePosition = 0.0
     /// Frames still to come out for those put in (each put adds its frames over the rate then).
     private var owed = 0.0
     /// After `flush`: SoundTouch pads its last window with silence, which is not the source's.
     private var flushed = false
 
     /// A stretcher for `channelCount` channels at `sampleRate`; nil where SoundTouch cannot take them.
-    init?(channelCount: Int, sampleRate: Int) {
+    public init?(channelCount: Int, sampleRate: Int) {
         guard Self.channelCounts.contains(channelCount), sampleRate > 0, let handle = soundtouch_createInstance() else {
             return nil
         }
@@ -48,7 +50,7 @@ final class TimeStretcher {
 
     /// Applies `rate` and `pitch` (clamped to `rates` and `pitches`) to the frames put in from now on;
     /// frames already in come out at the settings they went in with, so a change makes no click.
-    func set(rate: Double, pitch: Double) {
+    public func set(rate: Double, pitch: Double) {
         self.rate = min(max(rate, Self.rates.lowerBound), Self.rates.upperBound)
         self.pitch = min(max(pitch, Self.pitches.lowerBound), Self.pitches.upperBound)
         soundtouch_setTempo(handle, Float(self.rate))
@@ -56,10 +58,10 @@ final class TimeStretcher {
     }
 
     /// True when frames pass unchanged in speed and pitch.
-    var isNeutral: Bool { rate == 1 && pitch == 0 }
+    public var isNeutral: Bool { rate == 1 && pitch == 0 }
 
     /// Puts `frames` interleaved frames in.
-    func put(_ samples: UnsafePointer<Float>, frames: Int) {
+    public func put(_ samples: UnsafePointer<Float>, frames: Int) {
         guard frames > 0 else { return }
         _ = soundtouch_putSamples(handle, samples, UInt32(frames))
         owed += Double(frames) / rate
@@ -67,7 +69,7 @@ final class TimeStretcher {
 
     /// Takes up to `maxFrames` frames out into `destination`; returns how many (0: it needs more in,
     /// or, after `flush`, everything owed has come out).
-    func receive(into destination: UnsafeMutablePointer<Float>, maxFrames: Int) -> Int {
+    public func receive(into destination: UnsafeMutablePointer<Float>, maxFrames: Int) -> Int {
         let limit = flushed ? min(maxFrames, Int(owed.rounded())) : maxFrames
         guard limit > 0 else { return 0 }
         let frames = Int(soundtouch_receiveSamples(handle, destination, UInt32(limit)))
@@ -77,17 +79,17 @@ final class TimeStretcher {
     }
 
     /// The source has ended: the frames still held come out (padded by SoundTouch to its window).
-    func flush() {
+    public func flush() {
         guard !flushed else { return }
         flushed = true
         _ = soundtouch_flush(handle)
     }
 
     /// True once `flush` was called (until `clear`).
-    var isFlushed: Bool { flushed }
+    public var isFlushed: Bool { flushed }
 
     /// Drops every frame held; the next frame out stands for source frame `position`.
-    func clear(at position: Int64) {
+    public func clear(at position: Int64) {
         soundtouch_clear(handle)
         sourcePosition = Double(position)
         owed = 0
