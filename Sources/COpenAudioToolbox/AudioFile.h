@@ -11,6 +11,15 @@ typedef struct OpaqueAudioFileID *AudioFileID;
 typedef uint32_t AudioFileTypeID;
 typedef uint32_t AudioFilePropertyID;
 
+/// The callbacks of a file held by the caller (AudioFileOpenWithCallbacks): read `requestCount` bytes
+/// at `inPosition` into `buffer`, saying how many in `actualCount`; the file's size.
+typedef OSStatus (*AudioFile_ReadProc)(void *inClientData, int64_t inPosition, uint32_t requestCount,
+    void *buffer, uint32_t *actualCount);
+typedef OSStatus (*AudioFile_WriteProc)(void *inClientData, int64_t inPosition, uint32_t requestCount,
+    const void *buffer, uint32_t *actualCount);
+typedef int64_t (*AudioFile_GetSizeProc)(void *inClientData);
+typedef OSStatus (*AudioFile_SetSizeProc)(void *inClientData, int64_t inSize);
+
 OAT_ENUM(AudioFileTypeID) {
     kAudioFileAIFFType = 0x41494646,      // 'AIFF'
     kAudioFileAIFCType = 0x41494643,      // 'AIFC'

@@ -20,6 +20,8 @@ final class AudioFileObject: @unchecked Sendable {
     private var packets: Int64
     /// The frame libsndfile's position is at.
     private var position: Int64 = 0
+    /// The caller's callbacks libsndfile reads through, kept while the file is open.
+    private var source: CallbackSource?
 
     private init(file: OpaquePointer, path: String, type: AudioFileTypeID, description: AudioStreamBasicDescription,
                  layout: PCMLayout?, writable: Bool, packets: Int64) {
@@ -106,6 +108,22 @@ final class AudioFileObject: @unchecked Sendable {
                 : access(path, R_OK) != 0 ? kAudioFilePermissionsError : kAudioFileUnsupportedFileTypeError
             return .failure(.init(status, "cannot open \(path): \(reason); give a sound file libsndfile reads"))
         }
+        return .success(opened(file, info, path: path, source: nil))
+    }
+
+    /// Opens, for reading, the bytes the caller's callbacks read (AudioFileOpenWithCallbacks).
+    static func open(callbacks: CallbackSource) -> Result<AudioFileObject, AudioFileFailure> {
+        var info = SF_INFO()
+        var io = CallbackSource.io
+        guard let file = sf_open_virtual(&io, Int32(SFM_READ), &info, Unmanaged.passUnretained(callbacks).toOpaque()) else {
+            return .failure(.init(kAudioFileUnsupportedFileTypeError,
+                "cannot open the audio data: \(String(cString: sf_strerror(nil))); give bytes of a sound file libsndfile reads"))
+        }
+        return .success(opened(file, info, path: "the audio data", source: callbacks))
+    }
+
+    /// The object for a file libsndfile opened to read: what its packets are, from its format word.
+    private static func opened(_ file: OpaquePointer, _ info: SF_INFO, path: String, source: CallbackSource?) -> AudioFileObject {
         let major = info.format & Int32(SF_FORMAT_TYPEMASK)
         let minor = info.format & Int32(SF_FORMAT_SUBMASK)
         let swapped = sf_command(file, Int32(SFC_RAW_DATA_NEEDS_ENDSWAP), nil, 0) != 0
@@ -160,8 +178,10 @@ final class AudioFileObject: @unchecked Sendable {
         case Int32(SF_FORMAT_MPEG): kAudioFileMP3Type
         default: 0
         }
-        return .success(AudioFileObject(file: file, path: path, type: type, description: description, layout: nil,
-                                        writable: false, packets: info.frames))
+        let object = AudioFileObject(file: file, path: path, type: type, description: description, layout: nil,
+                                     writable: false, packets: info.frames)
+        object.source = source
+        return object
     }
 
     // MARK: Packets
@@ -234,6 +254,7 @@ final class AudioFileObject: @unchecked Sendable {
         lock.withLock {
             if let file { sf_close(file) }
             file = nil
+            source = nil
         }
     }
 }
@@ -253,4 +274,52 @@ func fourCharacters(_ code: UInt32) -> String {
     let bytes = [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: code >> UInt32($0)) }
     guard bytes.allSatisfy({ (0x20..<0x7F).contains($0) }) else { return "\(code)" }
     return "'" + String(decoding: bytes, as: UTF8.self) + "'"
+}
+
+/// A file the caller holds, read through its callbacks (AudioFileOpenWithCallbacks): libsndfile's
+/// virtual I/O over them, with the position libsndfile moves.
+final class CallbackSource {
+    let client: UnsafeMutableRawPointer
+    let read: AudioFile_ReadProc
+    let size: AudioFile_GetSizeProc
+    var position: Int64 = 0
+
+    init(client: UnsafeMutableRawPointer, read: AudioFile_ReadProc, size: AudioFile_GetSizeProc) {
+        self.client = client
+        self.read = read
+        self.size = size
+    }
+
+    static func from(_ user: UnsafeMutableRawPointer?) -> CallbackSource {
+        Unmanaged<CallbackSource>.fromOpaque(user!).takeUnretainedValue()
+    }
+
+    /// libsndfile's virtual I/O over a `CallbackSource` (its user data); writing is refused.
+    static var io: SF_VIRTUAL_IO {
+        SF_VIRTUAL_IO(
+            get_filelen: { user in
+                let source = CallbackSource.from(user)
+                return source.size(source.client)
+            },
+            seek: { offset, whence, user in
+                let source = CallbackSource.from(user)
+                let base = whence == SEEK_CUR ? source.position : whence == SEEK_END ? source.size(source.client) : 0
+                let (target, overflow) = base.addingReportingOverflow(offset)
+                guard !overflow, target >= 0 else { return -1 }
+                source.position = target
+                return target
+            },
+            read: { destination, count, user in
+                let source = CallbackSource.from(user)
+                guard let destination, count > 0 else { return 0 }
+                var actual: UInt32 = 0
+                let request = UInt32(clamping: count)
+                guard source.read(source.client, source.position, request, destination, &actual) == noErr else { return 0 }
+                let got = min(actual, request)
+                source.position += Int64(got)
+                return sf_count_t(got)
+            },
+            write: { _, _, _ in 0 },
+            tell: { user in CallbackSource.from(user).position })
+    }
 }

@@ -61,6 +61,23 @@ public func AudioFileOpenURL(_ inFileRef: CFURL, _ inPermissions: AudioFilePermi
     return opened(AudioFileObject.open(path: inFileRef.path), outAudioFile)
 }
 
+/// Opens, to read, a sound file the caller holds: `inReadFunc` reads its bytes, `inGetSizeFunc` says how
+/// many there are (any type libsndfile reads). Writing through callbacks is refused on Linux
+/// (kAudioFileOperationNotSupportedError); `inClientData` must stay valid until AudioFileClose.
+@discardableResult
+public func AudioFileOpenWithCallbacks(_ inClientData: UnsafeMutableRawPointer, _ inReadFunc: AudioFile_ReadProc,
+                                       _ inWriteFunc: AudioFile_WriteProc?, _ inGetSizeFunc: AudioFile_GetSizeProc,
+                                       _ inSetSizeFunc: AudioFile_SetSizeProc?, _ inFileTypeHint: AudioFileTypeID,
+                                       _ outAudioFile: UnsafeMutablePointer<AudioFileID?>) -> OSStatus {
+    outAudioFile.pointee = nil
+    guard inWriteFunc == nil, inSetSizeFunc == nil else {
+        QueueRegistry.noteFailure("cannot open audio data to write through callbacks on Linux; create a file with AudioFileCreateWithURL")
+        return kAudioFileOperationNotSupportedError
+    }
+    let source = CallbackSource(client: inClientData, read: inReadFunc, size: inGetSizeFunc)
+    return opened(AudioFileObject.open(callbacks: source), outAudioFile)
+}
+
 /// Writes `ioNumPackets` packets (at most `inNumBytes` bytes' worth) at packet `inStartingPacket`, which
 /// may be at most the packets in the file; `ioNumPackets` becomes the packets written.
 @discardableResult
