@@ -7,6 +7,8 @@ let package = Package(
         .library(name: "RecorderKit", targets: ["RecorderKit"]),
         // Apple's Audio Queue and Audio File Services over RecorderKit: AudioToolbox code with its import changed.
         .library(name: "OpenAudioToolbox", targets: ["OpenAudioToolbox"]),
+        // AVFAudio's players, recorder, formats, buffers, files and session over RecorderKit: import changed.
+        .library(name: "OpenAVFAudio", targets: ["OpenAVFAudio"]),
         .executable(name: "recorder", targets: ["recorder"]),
     ],
     dependencies: [
@@ -58,6 +60,10 @@ let package = Package(
         .target(
             name: "OpenAudioToolbox",
             dependencies: ["COpenAudioToolbox", "RecorderKit", "CSndFile", "Locking"]
+        ),
+        .target(
+            name: "OpenAVFAudio",
+            dependencies: ["OpenAudioToolbox", "RecorderKit", "CSndFile", "Locking"]
         ),
         .executableTarget(
             name: "recorder",

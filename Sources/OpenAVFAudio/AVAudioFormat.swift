@@ -1,0 +1,148 @@
+// AVAudioFormat: a stream's rate, channels and sample layout, from a common format, a stream description
+// or a settings dictionary; immutable.
+import Foundation
+
+/// The sample layouts a buffer of floats or integers holds.
+public enum AVAudioCommonFormat: UInt, Sendable {
+    case otherFormat = 0
+    case pcmFormatFloat32 = 1
+    case pcmFormatFloat64 = 2
+    case pcmFormatInt16 = 3
+    case pcmFormatInt32 = 4
+}
+
+/// A format: immutable once made (so it may be shared between threads).
+open class AVAudioFormat: NSObject, @unchecked Sendable {
+    // @unchecked Sendable: every field is set in init and never changed; `basic` points at memory
+    // this object owns and never writes after init.
+    private let basic: UnsafeMutablePointer<AudioStreamBasicDescription>
+    /// The sample layout, or `.otherFormat` for compressed audio and other PCM.
+    public let commonFormat: AVAudioCommonFormat
+
+    /// Linear PCM of `format` (float32, float64, int16 or int32) at `sampleRate`, `channels` (1…32)
+    /// interleaved or one buffer per channel; nil for anything else (a rate that is not positive and
+    /// finite, no channels, `.otherFormat`).
+    public init?(commonFormat format: AVAudioCommonFormat, sampleRate: Double, channels: AVAudioChannelCount, interleaved: Bool) {
+        guard sampleRate.isFinite, sampleRate > 0, (1...32).contains(channels) else { return nil }
+        let bits: UInt32
+        var flags: AudioFormatFlags = kAudioFormatFlagIsPacked
+        switch format {
+        case .pcmFormatFloat32: bits = 32; flags |= kAudioFormatFlagIsFloat
+        case .pcmFormatFloat64: bits = 64; flags |= kAudioFormatFlagIsFloat
+        case .pcmFormatInt16: bits = 16; flags |= kAudioFormatFlagIsSignedInteger
+        case .pcmFormatInt32: bits = 32; flags |= kAudioFormatFlagIsSignedInteger
+        case .otherFormat: return nil
+        }
+        if !interleaved { flags |= kAudioFormatFlagIsNonInterleaved }
+        let frameBytes = bits / 8 * (interleaved ? channels : 1)
+        basic = .allocate(capacity: 1)
+        basic.initialize(to: AudioStreamBasicDescription(
+            mSampleRate: sampleRate, mFormatID: kAudioFormatLinearPCM, mFormatFlags: flags, mBytesPerPacket: frameBytes,
+            mFramesPerPacket: 1, mBytesPerFrame: frameBytes, mChannelsPerFrame: channels, mBitsPerChannel: bits, mReserved: 0))
+        commonFormat = format
+        super.init()
+    }
+
+    /// The standard format: 32-bit float, one buffer per channel (`isStandard`).
+    public convenience init?(standardFormatWithSampleRate sampleRate: Double, channels: AVAudioChannelCount) {
+        self.init(commonFormat: .pcmFormatFloat32, sampleRate: sampleRate, channels: channels, interleaved: false)
+    }
+
+    /// The format `streamDescription` describes (any format ID; the common format is found for native-endian
+    /// packed PCM); nil for a rate that is not positive and finite or no channels.
+    public init?(streamDescription: UnsafePointer<AudioStreamBasicDescription>) {
+        let given = streamDescription.pointee
+        guard given.mSampleRate.isFinite, given.mSampleRate > 0, given.mChannelsPerFrame > 0 else { return nil }
+        basic = .allocate(capacity: 1)
+        basic.initialize(to: given)
+        commonFormat = Self.common(given)
+        super.init()
+    }
+
+    /// The format a settings dictionary describes (AVFormatIDKey, AVSampleRateKey, AVNumberOfChannelsKey,
+    /// AVLinearPCMBitDepthKey, AVLinearPCMIsFloatKey, AVLinearPCMIsBigEndianKey,
+    /// AVLinearPCMIsNonInterleaved); nil without a rate or a channel count.
+    public convenience init?(settings: [String: Any]) {
+        let reader = SettingsReader(settings: settings)
+        guard let rate = reader.number(AVSampleRateKey), let channels = reader.number(AVNumberOfChannelsKey),
+              channels >= 1, channels <= 32 else { return nil }
+        let formatID = reader.formatID
+        var description = AudioStreamBasicDescription()
+        description.mSampleRate = rate
+        description.mFormatID = formatID
+        description.mChannelsPerFrame = UInt32(channels)
+        if formatID == kAudioFormatLinearPCM {
+            let float = reader.flag(AVLinearPCMIsFloatKey) ?? false
+            let bits = UInt32(reader.number(AVLinearPCMBitDepthKey) ?? (float ? 32 : 16))
+            let interleaved = !(reader.flag(AVLinearPCMIsNonInterleaved) ?? false)
+            var flags: AudioFormatFlags = kAudioFormatFlagIsPacked | (float ? kAudioFormatFlagIsFloat : kAudioFormatFlagIsSignedInteger)
+            if reader.flag(AVLinearPCMIsBigEndianKey) ?? false { flags |= kAudioFormatFlagIsBigEndian }
+            if !interleaved { flags |= kAudioFormatFlagIsNonInterleaved }
+            description.mFormatFlags = flags
+            description.mBitsPerChannel = bits
+            description.mFramesPerPacket = 1
+            description.mBytesPerFrame = (bits + 7) / 8 * (interleaved ? UInt32(channels) : 1)
+            description.mBytesPerPacket = description.mBytesPerFrame
+        }
+        self.init(streamDescription: &description)
+    }
+
+    deinit {
+        basic.deinitialize(count: 1)
+        basic.deallocate()
+    }
+
+    private static func common(_ description: AudioStreamBasicDescription) -> AVAudioCommonFormat {
+        let flags = description.mFormatFlags
+        guard description.mFormatID == kAudioFormatLinearPCM, flags & kAudioFormatFlagIsBigEndian == kAudioFormatFlagsNativeEndian,
+              flags & kAudioFormatFlagIsPacked != 0 else { return .otherFormat }
+        switch (flags & kAudioFormatFlagIsFloat != 0, description.mBitsPerChannel) {
+        case (true, 32): return .pcmFormatFloat32
+        case (true, 64): return .pcmFormatFloat64
+        case (false, 16) where flags & kAudioFormatFlagIsSignedInteger != 0: return .pcmFormatInt16
+        case (false, 32) where flags & kAudioFormatFlagIsSignedInteger != 0: return .pcmFormatInt32
+        default: return .otherFormat
+        }
+    }
+
+    /// Frames per second.
+    public var sampleRate: Double { basic.pointee.mSampleRate }
+    /// Channels.
+    public var channelCount: AVAudioChannelCount { basic.pointee.mChannelsPerFrame }
+    /// Whether the channels' samples alternate in one buffer (false: a buffer per channel).
+    public var isInterleaved: Bool { basic.pointee.mFormatFlags & kAudioFormatFlagIsNonInterleaved == 0 }
+    /// 32-bit float, a buffer per channel: what AVAudioEngine's nodes and AVAudioFile's processing use.
+    public var isStandard: Bool { commonFormat == .pcmFormatFloat32 && !isInterleaved }
+    /// The format as a stream description (valid while this object lives).
+    public var streamDescription: UnsafePointer<AudioStreamBasicDescription> { UnsafePointer(basic) }
+
+    /// The format as a settings dictionary.
+    public var settings: [String: Any] {
+        let described = basic.pointee
+        var settings: [String: Any] = [AVFormatIDKey: described.mFormatID, AVSampleRateKey: described.mSampleRate,
+                                       AVNumberOfChannelsKey: described.mChannelsPerFrame]
+        if described.mFormatID == kAudioFormatLinearPCM {
+            settings[AVLinearPCMBitDepthKey] = described.mBitsPerChannel
+            settings[AVLinearPCMIsFloatKey] = described.mFormatFlags & kAudioFormatFlagIsFloat != 0
+            settings[AVLinearPCMIsBigEndianKey] = described.mFormatFlags & kAudioFormatFlagIsBigEndian != 0
+            settings[AVLinearPCMIsNonInterleaved] = !isInterleaved
+        }
+        return settings
+    }
+
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? AVAudioFormat else { return false }
+        let mine = basic.pointee, theirs = other.basic.pointee
+        return mine.mSampleRate == theirs.mSampleRate && mine.mFormatID == theirs.mFormatID
+            && mine.mFormatFlags == theirs.mFormatFlags && mine.mBitsPerChannel == theirs.mBitsPerChannel
+            && mine.mChannelsPerFrame == theirs.mChannelsPerFrame && mine.mBytesPerFrame == theirs.mBytesPerFrame
+    }
+
+    open override var hash: Int { Int(basic.pointee.mSampleRate) ^ Int(basic.pointee.mChannelsPerFrame) << 20 }
+
+    open override var description: String {
+        let described = self.basic.pointee
+        let layout = commonFormat == .otherFormat ? "format \(described.mFormatID)" : "\(commonFormat)"
+        return "<AVAudioFormat: \(channelCount) ch, \(sampleRate) Hz, \(layout), \(isInterleaved ? "interleaved" : "deinterleaved")>"
+    }
+}
