@@ -98,11 +98,37 @@ let package = Package(
             dependencies: ["OpenAudioToolbox"],
             path: "Examples/Seeds/AudioQueueRecorder"
         ),
+        .executableTarget(
+            name: "seed-avaudioplayer-reference",
+            dependencies: ["OpenAVFAudio"],
+            path: "Examples/Seeds/AVAudioPlayerReference"
+        ),
+        .executableTarget(
+            name: "seed-avmeter",
+            dependencies: ["OpenAVFAudio"],
+            path: "Examples/Seeds/AVMeter"
+        ),
+        .executableTarget(
+            name: "seed-engine-tutorial",
+            dependencies: ["OpenAVFAudio"],
+            path: "Examples/Seeds/EngineTutorial"
+        ),
+        .executableTarget(
+            name: "seed-soundmeter",
+            dependencies: ["OpenAVFAudio"],
+            path: "Examples/Seeds/SoundMeter"
+        ),
         // A command-line client of OpenAudioToolbox that the tests run against a private server.
         .executableTarget(
             name: "audioqueue-probe",
             dependencies: ["OpenAudioToolbox"],
             path: "Tests/AudioQueueProbe"
+        ),
+        // A client of OpenAVFAudio (AVAudioRecorder) that the tests run against a private server.
+        .executableTarget(
+            name: "avfaudio-probe",
+            dependencies: ["OpenAVFAudio"],
+            path: "Tests/AVFAudioProbe"
         ),
         // Issue 12's day of audio through every meter, built in release by the test command.
         .executableTarget(
@@ -125,7 +151,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppleAPITests",
-            dependencies: ["OpenAudioToolbox", "TestSupport", "CSndFile"]
+            dependencies: ["OpenAudioToolbox", "OpenAVFAudio", "TestSupport", "CSndFile"]
         ),
         .testTarget(
             name: "CLITests",

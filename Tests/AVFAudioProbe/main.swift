@@ -1,0 +1,120 @@
+// A client of OpenAVFAudio for the tests: records with AVAudioRecorder from the default source (PULSE_SERVER
+// and PULSE_SOURCE choose, as for any libpulse program), through Apple's API alone, printing what it saw.
+//
+//   avfaudio-probe record PATH SECONDS     record(forDuration:), meters every 0.1 s, the delegate's answer
+//   avfaudio-probe pause PATH              record, pause, resume, stop: isRecording at each step
+//   avfaudio-probe engine-mix A B TAP      two player nodes into the main mixer, started at one sample time;
+//                                          the mixer's tap written to TAP (float, interleaved stereo)
+import Foundation
+import OpenAVFAudio
+
+@MainActor
+final class Watcher: NSObject, AVAudioRecorderDelegate {
+    var finished: Bool?
+
+    nonisolated func audioRecorderDidFinishRecording(_ recorder: AVAudioRecorder, successfully flag: Bool) {
+        MainActor.assumeIsolated { finished = flag }
+    }
+}
+
+func spin(_ seconds: TimeInterval) { RunLoop.main.run(until: Date(timeIntervalSinceNow: seconds)) }
+
+@MainActor
+func main() throws {
+    let arguments = CommandLine.arguments
+    guard arguments.count >= 3 else {
+        FileHandle.standardError.write(Data("usage: avfaudio-probe record PATH SECONDS | pause PATH\n".utf8))
+        exit(2)
+    }
+    if arguments[1] == "engine-mix" { return try engineMix(Array(arguments.dropFirst(2))) }
+    let url = URL(fileURLWithPath: arguments[2])
+    let settings: [String: Any] = [AVFormatIDKey: Int(kAudioFormatLinearPCM), AVSampleRateKey: 44_100.0,
+                                   AVNumberOfChannelsKey: 1, AVLinearPCMBitDepthKey: 16]
+    let recorder = try AVAudioRecorder(url: url, settings: settings)
+    let watcher = Watcher()
+    recorder.delegate = watcher
+    recorder.isMeteringEnabled = true
+    print("prepareToRecord \(recorder.prepareToRecord())")
+    switch arguments[1] {
+    case "record":
+        let seconds = Double(arguments.count > 3 ? arguments[3] : "1") ?? 1
+        print("record(forDuration:) \(recorder.record(forDuration: seconds)) isRecording \(recorder.isRecording)")
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while watcher.finished == nil && Date() < deadline {
+            spin(0.1)
+            recorder.updateMeters()
+            print(String(format: "meter avg %.2f peak %.2f", recorder.averagePower(forChannel: 0), recorder.peakPower(forChannel: 0)))
+        }
+        print("finished \(watcher.finished.map(String.init) ?? "never") isRecording \(recorder.isRecording)")
+    case "pause":
+        print("record \(recorder.record()) isRecording \(recorder.isRecording)")
+        spin(0.3)
+        recorder.pause()
+        print("paused isRecording \(recorder.isRecording)")
+        spin(0.3)
+        print("record \(recorder.record()) isRecording \(recorder.isRecording)")
+        spin(0.3)
+        recorder.stop()
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while watcher.finished == nil && Date() < deadline { spin(0.05) }
+        print("stopped isRecording \(recorder.isRecording) finished \(watcher.finished.map(String.init) ?? "never")")
+    default:
+        exit(2)
+    }
+}
+
+/// Two files played by two player nodes into the main mixer from one sample time; the mixer's tap
+/// written to a file as it renders.
+@MainActor
+func engineMix(_ paths: [String]) throws {
+    guard paths.count == 3 else { exit(2) }
+    let engine = AVAudioEngine()
+    let files = try paths.prefix(2).map { try AVAudioFile(forReading: URL(fileURLWithPath: $0)) }
+    let players = files.map { _ in AVAudioPlayerNode() }
+    let completed = Completions()
+    for (player, file) in zip(players, files) {
+        engine.attach(player)
+        engine.connect(player, to: engine.mainMixerNode, format: file.processingFormat)
+        player.scheduleFile(file, at: nil) { completed.add() }
+    }
+    guard let tap = fopen(paths[2], "wb") else { exit(2) }
+    nonisolated(unsafe) let tapFile = tap
+    let mixer = engine.mainMixerNode
+    mixer.installTap(onBus: 0, bufferSize: 4_096, format: nil) { buffer, _ in
+        let channels = Int(buffer.format.channelCount)
+        var interleaved = [Float](repeating: 0, count: Int(buffer.frameLength) * channels)
+        for frame in 0..<Int(buffer.frameLength) {
+            for channel in 0..<channels { interleaved[frame * channels + channel] = buffer.floatChannelData![channel][frame] }
+        }
+        fwrite(interleaved, 4, interleaved.count, tapFile)
+    }
+    mixer.installTap(onBus: 0, bufferSize: 1, format: nil) { _, _ in }
+    print("second tap: \(OpenAVFAudioLastErrorMessage() ?? "accepted")")
+    try engine.start()
+    let deadline = Date(timeIntervalSinceNow: 60)
+    while engine.mainMixerNode.lastRenderTime == nil && Date() < deadline { spin(0.01) }
+    let now = engine.mainMixerNode.lastRenderTime?.sampleTime ?? 0
+    let start = AVAudioTime(sampleTime: now + 4_410, atRate: engine.mainMixerNode.outputFormat(forBus: 0).sampleRate)
+    players.forEach { $0.play(at: start) }
+    while completed.count < 2 && Date() < deadline { spin(0.05) }
+    spin(0.5)  // the last frames reach the sink
+    mixer.removeTap(onBus: 0)
+    engine.stop()
+    fclose(tap)
+    print("completed \(completed.count) at \(engine.mainMixerNode.outputFormat(forBus: 0).sampleRate) Hz")
+}
+
+final class Completions: @unchecked Sendable {
+    // @unchecked Sendable: `value` only under `lock`.
+    private let lock = NSLock()
+    private var value = 0
+    func add() { lock.withLock { value += 1 } }
+    var count: Int { lock.withLock { value } }
+}
+
+do {
+    try MainActor.assumeIsolated { try main() }
+} catch {
+    print("error: \(error.localizedDescription)")
+    exit(1)
+}

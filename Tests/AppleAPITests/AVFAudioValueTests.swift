@@ -1,0 +1,156 @@
+// OpenAVFAudio's values without a server: formats, PCM buffers (their channel pointers taken once), times,
+// files written and read back, the session's shims, and what each refuses.
+import Foundation
+import OpenAVFAudio
+import Testing
+import TestSupport
+
+struct AVFAudioValueTests {
+    @Test func formatsDescribeTheirStreams() throws {
+        let standard = try #require(AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2))
+        #expect(standard.isStandard && !standard.isInterleaved && standard.commonFormat == .pcmFormatFloat32)
+        #expect(standard.sampleRate == 48_000 && standard.channelCount == 2)
+        let description = standard.streamDescription.pointee
+        #expect(description.mFormatID == kAudioFormatLinearPCM && description.mBytesPerFrame == 4 && description.mBitsPerChannel == 32)
+        #expect(description.mFormatFlags & kAudioFormatFlagIsNonInterleaved != 0)
+
+        let int16 = try #require(AVAudioFormat(commonFormat: .pcmFormatInt16, sampleRate: 44_100, channels: 2, interleaved: true))
+        #expect(int16.streamDescription.pointee.mBytesPerFrame == 4 && !int16.isStandard)
+        #expect(AVAudioFormat(streamDescription: int16.streamDescription) == int16)
+        #expect(AVAudioFormat(streamDescription: int16.streamDescription) != standard)
+
+        for (rate, channels) in [(0.0, AVAudioChannelCount(1)), (.nan, 1), (-44_100, 1), (.infinity, 1), (44_100, 0), (44_100, 33)] {
+            #expect(AVAudioFormat(standardFormatWithSampleRate: rate, channels: channels) == nil, "\(rate) Hz, \(channels) ch")
+        }
+        #expect(AVAudioFormat(commonFormat: .otherFormat, sampleRate: 44_100, channels: 1, interleaved: true) == nil)
+
+        let fromSettings = try #require(AVAudioFormat(settings: [AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: 22_050,
+                                                                 AVNumberOfChannelsKey: 1, AVLinearPCMBitDepthKey: 16]))
+        #expect(fromSettings.commonFormat == .pcmFormatInt16 && fromSettings.sampleRate == 22_050)
+        #expect(fromSettings.settings[AVLinearPCMBitDepthKey] as? UInt32 == 16)
+        #expect(AVAudioFormat(settings: [AVSampleRateKey: 44_100]) == nil)
+        let compressed = try #require(AVAudioFormat(settings: [AVFormatIDKey: kAudioFormatMPEG4AAC, AVSampleRateKey: 44_100,
+                                                               AVNumberOfChannelsKey: 2]))
+        #expect(compressed.commonFormat == .otherFormat)
+        #expect(AVAudioPCMBuffer(pcmFormat: compressed, frameCapacity: 1) == nil)
+    }
+
+    /// A deinterleaved float buffer: a pointer per channel, the same each time it is asked for (nothing is
+    /// allocated per call); an interleaved int16 buffer: one pointer, stride 2; lengths clamped.
+    @Test func pcmBuffersHandOutFixedChannelPointers() throws {
+        let format = try #require(AVAudioFormat(standardFormatWithSampleRate: 44_100, channels: 2))
+        let buffer = try #require(AVAudioPCMBuffer(pcmFormat: format, frameCapacity: 4_410))
+        #expect(buffer.frameCapacity == 4_410 && buffer.frameLength == 0 && buffer.stride == 1)
+        let channels = try #require(buffer.floatChannelData)
+        #expect(buffer.floatChannelData == channels)
+        #expect(channels[1] - channels[0] == 4_410)
+        #expect(buffer.int16ChannelData == nil && buffer.int32ChannelData == nil)
+        channels[1][4_409] = 0.5
+        #expect(buffer.floatChannelData![1][4_409] == 0.5 && channels[0][0] == 0)
+        buffer.frameLength = 100_000
+        #expect(buffer.frameLength == 4_410)
+
+        let interleaved = try #require(AVAudioFormat(commonFormat: .pcmFormatInt16, sampleRate: 44_100, channels: 2, interleaved: true))
+        let samples = try #require(AVAudioPCMBuffer(pcmFormat: interleaved, frameCapacity: 10))
+        #expect(samples.stride == 2 && samples.int16ChannelData != nil && samples.floatChannelData == nil)
+        #expect(AVAudioPCMBuffer(pcmFormat: format, frameCapacity: 0) == nil)
+        #expect(AVAudioPCMBuffer(pcmFormat: format, frameCapacity: .max) == nil)
+    }
+
+    @Test func timesConvertWithoutTrapping() throws {
+        #expect(AVAudioTime.hostTime(forSeconds: 1.5) == 1_500_000_000)
+        #expect(AVAudioTime.hostTime(forSeconds: -1) == 0 && AVAudioTime.hostTime(forSeconds: .nan) == 0)
+        #expect(AVAudioTime.hostTime(forSeconds: 1e300) == .max)
+        #expect(AVAudioTime.seconds(forHostTime: 2_000_000_000) == 2)
+        let anchor = AVAudioTime(hostTime: 10_000_000_000, sampleTime: 441_000, atRate: 44_100)
+        let later = try #require(AVAudioTime(hostTime: 11_000_000_000).extrapolateTime(fromAnchor: anchor))
+        #expect(later.sampleTime == 485_100 && later.isSampleTimeValid)
+        let sample = AVAudioTime(sampleTime: 0, atRate: 44_100)
+        #expect(!sample.isHostTimeValid && sample.audioTimeStamp.mFlags == .sampleTimeValid)
+        var stamp = AudioTimeStamp()
+        stamp.mSampleTime = .nan
+        stamp.mFlags = .sampleTimeValid
+        #expect(!AVAudioTime(audioTimeStamp: &stamp, sampleRate: 44_100).isSampleTimeValid)
+    }
+
+    /// A standard buffer written to a 24-bit WAV and a float CAF, read back through AVAudioFile: the same
+    /// samples (to 24 bits; exactly for float), the length and positions right; what cannot be written refused.
+    @Test func filesWrittenFromBuffersReadBack() throws {
+        let directory = try temporaryDirectory()
+        let format = try #require(AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2))
+        let buffer = try #require(AVAudioPCMBuffer(pcmFormat: format, frameCapacity: 1_000))
+        buffer.frameLength = 1_000
+        let noise = noiseSamples(count: 2_000, seed: 77)
+        for frame in 0..<1_000 {
+            buffer.floatChannelData![0][frame] = Float(noise[frame]) / 32_768
+            buffer.floatChannelData![1][frame] = Float(noise[1_000 + frame]) / 32_768
+        }
+        for (name, bits, float) in [("take.wav", 24, false), ("take.caf", 32, true)] {
+            let url = URL(fileURLWithPath: directory + "/" + name)
+            let written = try AVAudioFile(forWriting: url, settings: [AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: 48_000,
+                                                                     AVNumberOfChannelsKey: 2, AVLinearPCMBitDepthKey: bits,
+                                                                     AVLinearPCMIsFloatKey: float])
+            try written.write(from: buffer)
+            try written.write(from: buffer)
+            #expect(written.length == 2_000 && written.framePosition == 2_000)
+            written.close()
+            #expect(throws: NSError.self) { try written.write(from: buffer) }
+
+            let read = try AVAudioFile(forReading: url)
+            #expect(read.length == 2_000 && read.processingFormat.isStandard && read.processingFormat.channelCount == 2)
+            #expect(read.fileFormat.streamDescription.pointee.mBitsPerChannel == UInt32(bits))
+            read.framePosition = 1_000
+            let back = try #require(AVAudioPCMBuffer(pcmFormat: read.processingFormat, frameCapacity: 4_096))
+            try read.read(into: back)
+            #expect(back.frameLength == 1_000)
+            for channel in 0..<2 {
+                for frame in 0..<1_000 {
+                    #expect(back.floatChannelData![channel][frame] == buffer.floatChannelData![channel][frame])
+                }
+            }
+            try read.read(into: back)
+            #expect(back.frameLength == 0)
+        }
+        let settings: [String: Any] = [AVFormatIDKey: kAudioFormatMPEG4AAC, AVSampleRateKey: 44_100, AVNumberOfChannelsKey: 2]
+        do {
+            _ = try AVAudioFile(forWriting: URL(fileURLWithPath: directory + "/take.m4a"), settings: settings)
+            Issue.record("AAC was accepted")
+        } catch let error as NSError {
+            #expect(error.domain == NSOSStatusErrorDomain && error.localizedDescription.contains("cannot be encoded on Linux"))
+        }
+        #expect(throws: NSError.self) {
+            _ = try AVAudioFile(forWriting: URL(fileURLWithPath: directory + "/take.xyz"), settings: [AVSampleRateKey: 44_100, AVNumberOfChannelsKey: 1])
+        }
+        #expect(throws: NSError.self) {
+            _ = try AVAudioFile(forWriting: URL(fileURLWithPath: directory + "/take.wav"), settings: [AVSampleRateKey: Double.nan, AVNumberOfChannelsKey: 1])
+        }
+        #expect(throws: NSError.self) { _ = try AVAudioFile(forReading: URL(fileURLWithPath: directory + "/missing.wav")) }
+    }
+
+    /// The calls porters always make succeed and report what was set; recording needs no permission.
+    @Test func theSessionTakesWhatPortersCodeSets() throws {
+        let session = AVAudioSession.sharedInstance()
+        #expect(session === AVAudioSession.sharedInstance())
+        try session.setCategory(.playAndRecord, mode: .measurement, options: [.defaultToSpeaker, .allowBluetooth])
+        try session.setActive(true, options: .notifyOthersOnDeactivation)
+        #expect(session.category == .playAndRecord && session.mode == .measurement)
+        #expect(session.categoryOptions == [.defaultToSpeaker, .allowBluetooth])
+        #expect(session.recordPermission == .granted && AVAudioApplication.shared.recordPermission == .granted)
+        try session.setPreferredSampleRate(48_000)
+        #expect(session.preferredSampleRate == 48_000)
+    }
+
+    /// AAC and ALAC recordings are refused before anything connects, in one line that says what to use.
+    @Test func aRecorderOfAACSaysLinuxCannotEncodeIt() throws {
+        for format in [kAudioFormatMPEG4AAC, kAudioFormatAppleLossless] {
+            do {
+                _ = try AVAudioRecorder(url: URL(fileURLWithPath: "/tmp/take.m4a"),
+                                        settings: [AVFormatIDKey: Int(format), AVSampleRateKey: 44_100, AVNumberOfChannelsKey: 1])
+                Issue.record("\(format) was accepted")
+            } catch let error as NSError {
+                #expect(error.localizedDescription.contains("cannot be encoded on Linux"), "\(error.localizedDescription)")
+                #expect(error.code == Int(kAudioFormatUnsupportedDataFormatError))
+            }
+        }
+    }
+}
