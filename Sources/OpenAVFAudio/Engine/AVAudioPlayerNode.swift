@@ -154,14 +154,14 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
 
     /// The node's gain into the mixer, 0…1.
     public var volume: Float {
-        get { withCoreLock { mixVolume } }
-        set { if !newValue.isNaN { withCoreLock { mixVolume = min(1, max(0, newValue)) } } }
+        get { mixingVolume }
+        set { mixingVolume = newValue }
     }
 
     /// The node's place (mono) or balance (stereo) in the mixer, −1…1.
     public var pan: Float {
-        get { withCoreLock { mixPan } }
-        set { if !newValue.isNaN { withCoreLock { mixPan = min(1, max(-1, newValue)) } } }
+        get { mixingPan }
+        set { mixingPan = newValue }
     }
 
     // MARK: Rendering

@@ -8,14 +8,14 @@ open class AVAudioUnit: AVAudioNode, AVAudioMixing, @unchecked Sendable {
     // @unchecked Sendable: as AVAudioNode.
     /// The node's gain into a mixer, 0…1.
     public var volume: Float {
-        get { withCoreLock { mixVolume } }
-        set { if !newValue.isNaN { withCoreLock { mixVolume = min(1, max(0, newValue)) } } }
+        get { mixingVolume }
+        set { mixingVolume = newValue }
     }
 
     /// The node's place or balance in a mixer, −1…1.
     public var pan: Float {
-        get { withCoreLock { mixPan } }
-        set { if !newValue.isNaN { withCoreLock { mixPan = min(1, max(-1, newValue)) } } }
+        get { mixingPan }
+        set { mixingPan = newValue }
     }
 
     override var outputChannelCount: Int { core?.inputConnections(of: self).first?.source.outputChannelCount ?? 2 }
