@@ -39,6 +39,10 @@ public final class SoundFileWriter: @unchecked Sendable {
     var shortScratch: [Int16] = []
     var intScratch: [Int32] = []
     var floatScratch: [Float] = []
+    /// 16-bit samples go to libsndfile as ints (the sample in the top bits): its MP3 encoder distorts
+    /// shorts of two or more channels (libsndfile 1.2.0: a 0.5 sine read back 2 dB low with a peak above
+    /// full scale), and takes ints and floats whole.
+    let widensShorts: Bool
     /// Frames written so far.
     public private(set) var framesWritten: Int64 = 0
     /// The largest write the conversion buffer was sized for (more is written in pieces).
@@ -247,9 +251,11 @@ public final class SoundFileWriter: @unchecked Sendable {
         let needsSwap = sf_command(file, Int32(SFC_RAW_DATA_NEEDS_ENDSWAP), nil, 0) != 0
         let hostIsLittleEndian = 1.littleEndian == 1
         writesRawBigEndian = type != .flac && !type.isLossy && needsSwap == hostIsLittleEndian
+        widensShorts = type == .mp3 && format.channelCount > 1
         if !writesRawBigEndian {
             let count = maxFramesPerWrite * format.channelCount
             switch format.sampleFormat {
+            case .int16 where widensShorts: intScratch = [Int32](repeating: 0, count: count)
             case .int16: shortScratch = [Int16](repeating: 0, count: count)
             case .int24, .int32: intScratch = [Int32](repeating: 0, count: count)
             case .float32: floatScratch = [Float](repeating: 0, count: count)
@@ -332,6 +338,13 @@ public final class SoundFileWriter: @unchecked Sendable {
         let samples = frames * channelCount
         let written: sf_count_t
         switch sampleFormat {
+        case .int16 where widensShorts:
+            written = intScratch.withUnsafeMutableBufferPointer { out -> sf_count_t in
+                for index in 0..<samples {
+                    out[index] = Int32(bitPattern: UInt32(piece[2 * index]) << 24 | UInt32(piece[2 * index + 1]) << 16)
+                }
+                return sf_writef_int(file, out.baseAddress, sf_count_t(frames))
+            }
         case .int16:
             written = shortScratch.withUnsafeMutableBufferPointer { out -> sf_count_t in
                 rk_samples_from_big_endian_16(piece.baseAddress?.assumingMemoryBound(to: UInt8.self), out.baseAddress, samples)
