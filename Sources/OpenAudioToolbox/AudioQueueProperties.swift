@@ -19,6 +19,7 @@ private func propertySize(_ id: AudioQueuePropertyID, _ queue: QueueObject) -> I
          kAudioQueueDeviceProperty_NumberChannels, kAudioQueueProperty_MaximumOutputPacketSize:
         MemoryLayout<UInt32>.size
     case kAudioQueueDeviceProperty_SampleRate: MemoryLayout<Double>.size
+    case kAudioQueueProperty_CurrentDevice: MemoryLayout<CFString>.size
     case kAudioQueueProperty_StreamDescription: MemoryLayout<AudioStreamBasicDescription>.size
     case kAudioQueueProperty_CurrentLevelMeter, kAudioQueueProperty_CurrentLevelMeterDB:
         MemoryLayout<AudioQueueLevelMeterState>.stride * queue.layout.channelCount
@@ -73,6 +74,9 @@ public func AudioQueueGetProperty(_ inAQ: AudioQueueRef, _ inID: AudioQueuePrope
         outData.storeBytes(of: Double(queue.layout.sampleRate), as: Double.self)
     case kAudioQueueProperty_StreamDescription:
         outData.storeBytes(of: queue.description, as: AudioStreamBasicDescription.self)
+    case kAudioQueueProperty_CurrentDevice:
+        // The caller's CFString variable (a String here), assigned: "" for the default device.
+        outData.assumingMemoryBound(to: CFString.self).pointee = queue.state.withLock { $0.device } ?? ""
     default:
         return kAudioQueueErr_InvalidProperty
     }
@@ -85,9 +89,10 @@ private func linear(_ decibels: Float) -> Float {
     decibels <= LevelMeterState.silence ? 0 : Float(pow(10, Double(decibels) / 20))
 }
 
-/// Sets a property: kAudioQueueProperty_EnableLevelMetering (a UInt32, 0 or not). Read-only properties
-/// answer kAudioQueueErr_InvalidProperty; time-pitch, which these queues do not do, kAudioQueueErr_InvalidPropertyValue
-/// when turned on.
+/// Sets a property: kAudioQueueProperty_EnableLevelMetering (a UInt32, 0 or not), or
+/// kAudioQueueProperty_CurrentDevice (a CFString: a source's or sink's name; before the first start,
+/// kAudioQueueErr_InvalidRunState after). Read-only properties answer kAudioQueueErr_InvalidProperty;
+/// time-pitch, which these queues do not do, kAudioQueueErr_InvalidPropertyValue when turned on.
 @discardableResult
 public func AudioQueueSetProperty(_ inAQ: AudioQueueRef, _ inID: AudioQueuePropertyID,
                                   _ inData: UnsafeRawPointer, _ inDataSize: UInt32) -> OSStatus {
@@ -102,6 +107,17 @@ public func AudioQueueSetProperty(_ inAQ: AudioQueueRef, _ inID: AudioQueuePrope
         }
         player?.isMeteringEnabled = enabled
         return noErr
+    case kAudioQueueProperty_CurrentDevice:
+        // A CFString variable's address, as on Apple's systems: the device UID is a source's or sink's name
+        // here (`Recorder.sources()`, `Player.sinks()`, `pactl list short sources`); "" for the default.
+        guard Int(inDataSize) == MemoryLayout<CFString>.size else { return kAudioQueueErr_InvalidPropertySize }
+        let name = inData.assumingMemoryBound(to: CFString.self).pointee
+        let running = queue.state.withLock { state -> Bool in
+            guard state.recorder == nil, state.player == nil else { return true }
+            state.device = name.isEmpty ? nil : name
+            return false
+        }
+        return running ? kAudioQueueErr_InvalidRunState : noErr
     case kAudioQueueProperty_EnableTimePitch:
         guard inDataSize >= 4 else { return kAudioQueueErr_InvalidPropertySize }
         return inData.loadUnaligned(as: UInt32.self) == 0 ? noErr : kAudioQueueErr_InvalidPropertyValue

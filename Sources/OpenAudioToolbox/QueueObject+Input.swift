@@ -5,7 +5,7 @@ import RecorderKit
 
 extension QueueObject {
     /// Starts (or resumes) recording: the first start connects a Recorder of the queue's format to the
-    /// server's default source, with buffers as long as the queue's.
+    /// source kAudioQueueProperty_CurrentDevice names (else the default), with buffers as long as the queue's.
     func startInput() -> OSStatus {
         let phase = state.withLock { state -> (OSStatus?, Bool) in
             guard !state.disposed else { return (kAudioQueueErr_DisposalPending, false) }
@@ -19,7 +19,7 @@ extension QueueObject {
         guard let format = layout.streamFormat else { return kAudioFormatUnsupportedDataFormatError }
         let recorder: Recorder
         do {
-            recorder = try Recorder(format: format, bufferCount: 3, bufferDuration: bufferDuration(),
+            recorder = try Recorder(format: format, source: state.withLock { $0.device }, bufferCount: 3, bufferDuration: bufferDuration(),
                                     clientName: QueueRegistry.clientName)
         } catch {
             QueueRegistry.noteFailure(error)

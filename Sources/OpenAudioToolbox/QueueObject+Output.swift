@@ -5,7 +5,8 @@ import RecorderKit
 
 extension QueueObject {
     /// Starts (or resumes) playback: the first start connects a Player of the queue's rate and channels
-    /// (signed 16-bit: wider samples are rounded to it) to the server's default sink.
+    /// (signed 16-bit: wider samples are rounded to it) to the sink kAudioQueueProperty_CurrentDevice names
+    /// (else the default).
     func startOutput() -> OSStatus {
         let phase = state.withLock { state -> (OSStatus?, Player?) in
             guard !state.disposed else { return (kAudioQueueErr_DisposalPending, nil) }
@@ -25,7 +26,7 @@ extension QueueObject {
         }
         let player: Player
         do {
-            player = try Player(format: format, bufferCount: 3, bufferDuration: bufferDuration(),
+            player = try Player(format: format, device: state.withLock { $0.device }, bufferCount: 3, bufferDuration: bufferDuration(),
                                 clientName: QueueRegistry.clientName) { [weak self] output in
                 guard let self else {
                     output.frameCount = 0

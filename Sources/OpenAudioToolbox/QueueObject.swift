@@ -48,6 +48,9 @@ final class QueueObject: @unchecked Sendable {
         var volume: Float = 1
         var pan: Float = 0
         var volumeRampTime: Float = 0
+        /// kAudioQueueProperty_CurrentDevice: the source or sink to use (nil: the default, or PULSE_SOURCE's /
+        /// PULSE_SINK's).
+        var device: String?
         var listeners: [Listener] = []
         var recorder: Recorder?
         var player: Player?

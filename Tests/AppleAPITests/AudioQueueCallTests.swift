@@ -157,6 +157,22 @@ struct AudioQueueCallTests {
         #expect(AudioQueueRemovePropertyListener(queue, kAudioQueueProperty_IsRunning, ignoreProperty, nil) == noErr)
         #expect(AudioQueueRemovePropertyListener(queue, kAudioQueueProperty_IsRunning, ignoreProperty, nil) == kAudioQueueErr_InvalidParameter)
 
+        func setDevice(_ name: CFString, size: Int = MemoryLayout<CFString>.size) -> OSStatus {
+            var device = name
+            return withUnsafeMutablePointer(to: &device) { AudioQueueSetProperty(queue, kAudioQueueProperty_CurrentDevice, $0, UInt32(size)) }
+        }
+        func currentDevice() -> (OSStatus, CFString) {
+            var named: CFString = "something else"
+            var size = UInt32(MemoryLayout<CFString>.size)
+            let status = withUnsafeMutablePointer(to: &named) { AudioQueueGetProperty(queue, kAudioQueueProperty_CurrentDevice, $0, &size) }
+            return (status, named)
+        }
+        #expect(setDevice("rk_mono.monitor") == noErr)
+        #expect(setDevice("rk_mono.monitor", size: 4) == kAudioQueueErr_InvalidPropertySize)
+        #expect(currentDevice() == (noErr, "rk_mono.monitor"))
+        #expect(setDevice("") == noErr)
+        #expect(currentDevice() == (noErr, ""))
+
         var value: Float = 0
         for (input, kept) in [(Float(0.25), Float(0.25)), (5, 1), (-3, 0), (.infinity, 0), (.nan, 0)] {
             let status = AudioQueueSetParameter(queue, kAudioQueueParam_Volume, input)

@@ -44,6 +44,34 @@ struct AudioQueueRecordingTests {
         }
     }
 
+    /// kAudioQueueProperty_CurrentDevice names the source (PULSE_SOURCE unset, the default source the
+    /// sine): the take is the monitor's, equal to a reference capture; a name the server lacks fails the
+    /// start with kAudioQueueErr_InvalidDevice and a line naming it.
+    @Test func theCurrentDevicePropertyChoosesTheSource() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let (reference, player) = try await noiseOnTheMonoMonitor(server, directory: directory, seed: 5_151)
+            defer {
+                player.cancel()
+                reference.stop()
+            }
+            let probe = try builtProduct("audioqueue-probe")
+            let output = directory + "/take.raw"
+            let environment = server.clientEnvironment
+            let result = try await offThread {
+                try runProcess(probe, ["record", "s16le", "44100", output, "device=\(PrivateServer.monoSink).monitor"], environment: environment)
+            }
+            #expect(result.status == 0, "\(result.stderr)")
+            let take = ProbeFormat("s16le").values([UInt8](try Data(contentsOf: URL(fileURLWithPath: output))))
+            let comparison = try await reference.compare(take)
+            #expect(comparison.offset != nil && comparison.covered && comparison.differing == 0, "\(comparison)")
+
+            let missing = try await offThread { try runProcess(probe, ["start-input", "s16le", "device=no_such_source"], environment: environment) }
+            let lines = missing.stdout.split(separator: "\n")
+            #expect(lines.first == "AudioQueueStart: -66680" && lines.last?.contains("no_such_source") == true, "\(missing.stdout)")
+        }
+    }
+
     /// AudioQueueStart with no server to reach: kAudioQueueErr_InvalidDevice (−66680), and the message
     /// names the server and says what to do.
     @Test func startingWithNoServerSaysWhichServer() async throws {

@@ -2,12 +2,13 @@
 // file to the default sink, through Audio Queue Services alone (PULSE_SERVER, PULSE_SOURCE and PULSE_SINK
 // choose, as for any libpulse program), and prints what the queue reported.
 //
-//   audioqueue-probe record FORMAT FRAMES OUT [runloop]
-//   audioqueue-probe play FORMAT IN [runloop]
-//   audioqueue-probe start-input FORMAT        (prints AudioQueueStart's status and the error message)
+//   audioqueue-probe record FORMAT FRAMES OUT [runloop] [device=NAME]
+//   audioqueue-probe play FORMAT IN [runloop] [device=NAME]
+//   audioqueue-probe start-input FORMAT [device=NAME]   (prints AudioQueueStart's status and the error message)
 //
 // FORMAT: s16le, s16be, s24le, s24be, s32le, s32be, f32le or f32be, then ":CHANNELS" (e.g. f32le:2);
-// 44 100 Hz. "runloop": callbacks on the main run loop; otherwise on the queue's own thread.
+// 44 100 Hz. "runloop": callbacks on the main run loop; otherwise on the queue's own thread. "device=NAME":
+// the source or sink through kAudioQueueProperty_CurrentDevice.
 import Foundation
 import OpenAudioToolbox
 import Synchronization
@@ -127,8 +128,20 @@ func wait(until probe: Probe, onRunLoop: Bool) {
     }
 }
 
-let arguments = CommandLine.arguments
+let device = CommandLine.arguments.first { $0.hasPrefix("device=") }.map { String($0.dropFirst("device=".count)) }
+let arguments = CommandLine.arguments.filter { !$0.hasPrefix("device=") }
 guard arguments.count >= 3 else { fail("usage: audioqueue-probe record|play|start-input FORMAT …") }
+
+/// Chooses the queue's device when one was asked for.
+func choose(_ queue: AudioQueueRef) {
+    guard let device else { return }
+    var uid: CFString = device
+    // A pointer to the variable, as Apple's code passes `&uid` (which, CFString being a String here, Swift
+    // accepts with a warning about the string's representation).
+    check(withUnsafeMutablePointer(to: &uid) {
+        AudioQueueSetProperty(queue, kAudioQueueProperty_CurrentDevice, $0, UInt32(MemoryLayout<CFString>.size))
+    }, "AudioQueueSetProperty(CurrentDevice)")
+}
 var description = format(arguments[2])
 let bytesPerFrame = Int(description.mBytesPerFrame)
 let bufferBytes = UInt32(4_410 * bytesPerFrame)
@@ -143,6 +156,7 @@ case "record" where arguments.count >= 5:
                              onRunLoop ? CFRunLoopGetCurrent() : nil, CFRunLoopMode.commonModes.rawValue, 0, &queue),
           "AudioQueueNewInput")
     guard let queue else { fail("no queue") }
+    choose(queue)
     for _ in 0..<3 {
         var buffer: AudioQueueBufferRef?
         check(AudioQueueAllocateBuffer(queue, bufferBytes, &buffer), "AudioQueueAllocateBuffer")
@@ -165,6 +179,7 @@ case "play" where arguments.count >= 4:
                               onRunLoop ? CFRunLoopGetCurrent() : nil, CFRunLoopMode.commonModes.rawValue, 0, &queue),
           "AudioQueueNewOutput")
     guard let queue else { fail("no queue") }
+    choose(queue)
     check(AudioQueueAddPropertyListener(queue, kAudioQueueProperty_IsRunning, runningChanged,
                                         Unmanaged.passUnretained(probe).toOpaque()), "AudioQueueAddPropertyListener")
     // Apple's idiom: fill every buffer through the callback before starting.
@@ -183,6 +198,7 @@ case "play" where arguments.count >= 4:
 case "start-input":
     var queue: AudioQueueRef?
     check(AudioQueueNewInput(&description, inputCallback, nil, nil, nil, 0, &queue), "AudioQueueNewInput")
+    choose(queue!)
     let status = AudioQueueStart(queue!, nil)
     print("AudioQueueStart: \(status)")
     print(OpenAudioToolboxLastErrorMessage() ?? "no message")
