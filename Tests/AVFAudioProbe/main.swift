@@ -3,8 +3,9 @@
 //
 //   avfaudio-probe record PATH SECONDS     record(forDuration:), meters every 0.1 s, the delegate's answer
 //   avfaudio-probe pause PATH              record, pause, resume, stop: isRecording at each step
-//   avfaudio-probe engine-mix A B TAP      two player nodes into the main mixer, started at one sample time;
-//                                          the mixer's tap written to TAP (float, interleaved stereo)
+//   avfaudio-probe engine-mix A B TAP [N]  two player nodes into the main mixer, started at one sample time
+//                                          (B scheduled at player time N, 0 by default); the mixer's tap
+//                                          written to TAP (float, interleaved stereo)
 import Foundation
 import OpenAVFAudio
 
@@ -67,15 +68,17 @@ func main() throws {
 /// written to a file as it renders.
 @MainActor
 func engineMix(_ paths: [String]) throws {
-    guard paths.count == 3 else { exit(2) }
+    guard paths.count >= 3 else { exit(2) }
+    let offset = paths.count > 3 ? AVAudioFramePosition(paths[3]) ?? 0 : 0
     let engine = AVAudioEngine()
     let files = try paths.prefix(2).map { try AVAudioFile(forReading: URL(fileURLWithPath: $0)) }
     let players = files.map { _ in AVAudioPlayerNode() }
     let completed = Completions()
-    for (player, file) in zip(players, files) {
+    for (index, (player, file)) in zip(players, files).enumerated() {
         engine.attach(player)
         engine.connect(player, to: engine.mainMixerNode, format: file.processingFormat)
-        player.scheduleFile(file, at: nil) { completed.add() }
+        let when = index == 1 && offset > 0 ? AVAudioTime(sampleTime: offset, atRate: file.processingFormat.sampleRate) : nil
+        player.scheduleFile(file, at: when) { completed.add() }
     }
     guard let tap = fopen(paths[2], "wb") else { exit(2) }
     nonisolated(unsafe) let tapFile = tap

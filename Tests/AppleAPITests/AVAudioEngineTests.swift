@@ -79,10 +79,12 @@ private func writeMono(_ path: String, _ samples: [Int16]) throws { try writeWAV
 
 @Suite(.timeLimit(.minutes(2)))
 struct AVAudioEngineTests {
-    /// Two player nodes started at one sample time into the main mixer: the mono sink's monitor hears
-    /// their sum, sample for sample, and the mixer's tap holds the same sum; a second tap on the bus is
-    /// refused in a line; both completion handlers run.
-    @Test func twoPlayerNodesAreHeardAsTheirSumAndTheMixerTapHoldsIt() async throws {
+    /// Two player nodes started at one sample time into the main mixer, the second's file scheduled at
+    /// player time `offset`: the mono sink's monitor hears their sum (the second `offset` frames late),
+    /// sample for sample, and the mixer's tap holds the same sum; a second tap on the bus is refused in a
+    /// line; both completion handlers run.
+    @Test(arguments: [0, 4_410])
+    func twoPlayerNodesAreHeardAsTheirSumAndTheMixerTapHoldsIt(offset: Int) async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
             let frames = 88_200
@@ -90,14 +92,15 @@ struct AVAudioEngineTests {
             let tone = sineSamples(frames: frames, frequency: 440, amplitudes: [0.25])
             try writeMono(directory + "/a.wav", noise)
             try writeMono(directory + "/b.wav", tone)
-            let sum = zip(noise, tone).map { $0 + $1 }
+            let late = [Int16](repeating: 0, count: offset) + tone
+            let sum = (0..<(frames + offset)).map { (($0 < frames ? noise[$0] : 0) as Int16) + late[$0] }
             let reference = try await ReferenceCapture(server: server, source: PrivateServer.monoSink + ".monitor", directory: directory)
             defer { reference.stop() }
             let probe = try builtProduct("avfaudio-probe")
             let environment = server.clientEnvironment
             let tap = directory + "/tap.raw"
             let result = try await offThread {
-                try runProcess(probe, ["engine-mix", directory + "/a.wav", directory + "/b.wav", tap], environment: environment)
+                try runProcess(probe, ["engine-mix", directory + "/a.wav", directory + "/b.wav", tap, String(offset)], environment: environment)
             }
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout == """
@@ -115,7 +118,7 @@ struct AVAudioEngineTests {
             }
             // The tap's first sound is the sum's first sound.
             let begin = try #require(left.firstIndex { $0 != 0 }) - (sum.firstIndex { $0 != 0 } ?? 0)
-            #expect(begin >= 0 && left.count >= begin + frames && Array(left[begin..<(begin + frames)]) == sum,
+            #expect(begin >= 0 && left.count >= begin + sum.count && Array(left[begin..<(begin + sum.count)]) == sum,
                     "the tap differs from the sum")
         }
     }

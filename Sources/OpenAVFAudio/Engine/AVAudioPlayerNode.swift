@@ -33,6 +33,8 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
     private struct Item {
         var source: Source
         var handler: (@Sendable () -> Void)?
+        /// The player time (frames since `play()`) the item is to begin at; nil: after what comes before.
+        var startAt: AVAudioFramePosition?
     }
 
     private var items: [Item] = []
@@ -50,7 +52,8 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
 
     // MARK: Scheduling
 
-    /// Schedules the whole of `file` (the time is not honoured here: it plays after what is scheduled).
+    /// Schedules the whole of `file`, from `when`'s sample time in the player's timeline (frames since
+    /// `play()`; silence until then), or nil: after what is scheduled before it.
     public func scheduleFile(_ file: AVAudioFile, at when: AVAudioTime?, completionHandler: AVAudioNodeCompletionHandler? = nil) {
         scheduleSegment(file, startingFrame: 0, frameCount: AVAudioFrameCount(clamping: file.length), at: when,
                         completionHandler: completionHandler)
@@ -64,14 +67,15 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
         scheduleFile(file, at: when, completionHandler: rendered)
     }
 
-    /// Schedules `numberFrames` frames of `file` from `startFrame` (clamped to the file).
+    /// Schedules `numberFrames` frames of `file` from `startFrame` (clamped to the file), at `when` as
+    /// `scheduleFile`.
     public func scheduleSegment(_ file: AVAudioFile, startingFrame startFrame: AVAudioFramePosition, frameCount numberFrames: AVAudioFrameCount,
                                 at when: AVAudioTime?, completionHandler: AVAudioNodeCompletionHandler? = nil) {
         let start = max(0, min(startFrame, file.length))
         let end = min(file.length, start + AVAudioFramePosition(numberFrames))
         withCoreLock {
             channels = Int(file.processingFormat.channelCount)
-            items.append(Item(source: .file(file, next: start, end: end), handler: completionHandler))
+            items.append(Item(source: .file(file, next: start, end: end), handler: completionHandler, startAt: Self.playerTime(when)))
         }
     }
 
@@ -80,7 +84,7 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
         scheduleBuffer(buffer, at: nil, options: [], completionHandler: completionHandler)
     }
 
-    /// Schedules `buffer` with `options` (loops, interrupts, interruptsAtLoop).
+    /// Schedules `buffer` with `options` (loops, interrupts, interruptsAtLoop), at `when` as `scheduleFile`.
     public func scheduleBuffer(_ buffer: AVAudioPCMBuffer, at when: AVAudioTime?, options: AVAudioPlayerNodeBufferOptions = [],
                                completionHandler: AVAudioNodeCompletionHandler? = nil) {
         var interrupted: [@Sendable () -> Void] = []
@@ -93,9 +97,16 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
                       case .buffer(let looped, let next, true) = items[last].source {
                 items[last].source = .buffer(looped, next: next, loops: false)
             }
-            items.append(Item(source: .buffer(buffer, next: 0, loops: options.contains(.loops)), handler: completionHandler))
+            items.append(Item(source: .buffer(buffer, next: 0, loops: options.contains(.loops)), handler: completionHandler,
+                              startAt: Self.playerTime(when)))
         }
         interrupted.forEach { $0() }
+    }
+
+    /// `when`'s sample time, if it has one.
+    private static func playerTime(_ when: AVAudioTime?) -> AVAudioFramePosition? {
+        guard let when, when.isSampleTimeValid else { return nil }
+        return max(0, when.sampleTime)
     }
 
     // MARK: Playing
@@ -177,6 +188,15 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
         }
         let silentLead = written
         while written < frames, let item = items.first {
+            if let startAt = item.startAt {
+                // Silence until the item's time, in the player's timeline.
+                let now = playerFrames + AVAudioFramePosition(written - silentLead)
+                if startAt > now {
+                    written += Int(min(AVAudioFramePosition(frames - written), startAt - now))
+                    continue
+                }
+                items[0].startAt = nil
+            }
             switch item.source {
             case .file(let file, let next, let end):
                 let wanted = min(frames - written, Int(end - next))
