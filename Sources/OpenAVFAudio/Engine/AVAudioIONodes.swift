@@ -48,18 +48,6 @@ open class AVAudioMixerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
         set { if !newValue.isNaN { withCoreLock { master = min(1, max(0, newValue)) } } }
     }
 
-    /// This mixer's gain where it enters another mixer.
-    public var volume: Float {
-        get { mixingVolume }
-        set { mixingVolume = newValue }
-    }
-
-    /// This mixer's balance where it enters another mixer.
-    public var pan: Float {
-        get { mixingPan }
-        set { mixingPan = newValue }
-    }
-
     /// The lowest input bus nothing is connected to.
     public var nextAvailableInputBus: AVAudioNodeBus {
         guard let core else { return 0 }
@@ -93,18 +81,6 @@ open class AVAudioMixerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
 }
 
 extension AVAudioNode {
-    /// AVAudioMixing's volume for the nodes that have it: 0…1, clamped, a NaN ignored.
-    var mixingVolume: Float {
-        get { withCoreLock { mixVolume } }
-        set { if !newValue.isNaN { withCoreLock { mixVolume = min(1, max(0, newValue)) } } }
-    }
-
-    /// AVAudioMixing's pan for the nodes that have it: −1…1, clamped, a NaN ignored.
-    var mixingPan: Float {
-        get { withCoreLock { mixPan } }
-        set { if !newValue.isNaN { withCoreLock { mixPan = min(1, max(-1, newValue)) } } }
-    }
-
     /// Runs `body` under the engine's lock when attached (else as is: a node not attached is its maker's).
     func withCoreLock<R>(_ body: () -> R) -> R {
         if let core { return core.lock.withLock(body) }

@@ -14,6 +14,20 @@ public protocol AVAudioMixing: AnyObject {
     var pan: Float { get set }
 }
 
+extension AVAudioMixing where Self: AVAudioNode {
+    /// The node's gain into a mixer, 0…1 (clamped; NaN ignored).
+    public var volume: Float {
+        get { withCoreLock { mixVolume } }
+        set { if !newValue.isNaN { withCoreLock { mixVolume = min(1, max(0, newValue)) } } }
+    }
+
+    /// The node's place (mono) or balance (stereo) in a mixer, −1…1 (clamped; NaN ignored).
+    public var pan: Float {
+        get { withCoreLock { mixPan } }
+        set { if !newValue.isNaN { withCoreLock { mixPan = min(1, max(-1, newValue)) } } }
+    }
+}
+
 /// A node: attached to at most one engine; its state is guarded by the engine's lock (`EngineCore.lock`)
 /// once attached, and by its own before.
 open class AVAudioNode: NSObject, @unchecked Sendable {

@@ -163,18 +163,6 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
         }
     }
 
-    /// The node's gain into the mixer, 0…1.
-    public var volume: Float {
-        get { mixingVolume }
-        set { mixingVolume = newValue }
-    }
-
-    /// The node's place (mono) or balance (stereo) in the mixer, −1…1.
-    public var pan: Float {
-        get { mixingPan }
-        set { mixingPan = newValue }
-    }
-
     // MARK: Rendering
 
     override func render(_ frames: Int, into output: inout [[Float]], context: RenderContext) {

@@ -6,18 +6,6 @@ import RecorderKit
 /// A node that processes audio (Apple's base of the effects).
 open class AVAudioUnit: AVAudioNode, AVAudioMixing, @unchecked Sendable {
     // @unchecked Sendable: as AVAudioNode.
-    /// The node's gain into a mixer, 0…1.
-    public var volume: Float {
-        get { mixingVolume }
-        set { mixingVolume = newValue }
-    }
-
-    /// The node's place or balance in a mixer, −1…1.
-    public var pan: Float {
-        get { mixingPan }
-        set { mixingPan = newValue }
-    }
-
     override var outputChannelCount: Int { core?.inputConnections(of: self).first?.source.outputChannelCount ?? 2 }
 }
 
