@@ -125,10 +125,7 @@ struct AVAudioRecorderTests {
             let comparison = try await reference.compare(file.samples)
             #expect(comparison.offset != nil && comparison.covered && comparison.differing == 0, "\(comparison)")
             guard let offset = comparison.offset else { return }
-            let captured = try reference.samples()
-            let blocks = stride(from: offset % 4_410, through: captured.count - 4_410, by: 4_410).map {
-                levels(of: captured[$0..<($0 + 4_410)])
-            }
+            let blocks = try bufferLevels(reference, gridAt: offset)
             for meter in lines.filter({ $0.hasPrefix("meter") }) {
                 let values = numbers(meter)
                 guard values.count == 2 else { Issue.record("not a meter line: \(meter)"); continue }

@@ -82,3 +82,13 @@ func noiseOnTheMonoMonitor(_ server: PrivateServer, directory: String, seed: UIn
     }
     return (reference, player)
 }
+
+/// The level (`levels(of:)`) of every 4 410-frame buffer of the mono reference capture on the grid of a take
+/// that stands at `offset`: what a recorder's meter can have read of a buffer the server delivered, before,
+/// in or after the take.
+func bufferLevels(_ reference: ReferenceCapture, gridAt offset: Int) throws -> [(average: Double, peak: Double)] {
+    let captured = try reference.samples()
+    return stride(from: offset % 4_410, through: captured.count - 4_410, by: 4_410).map {
+        levels(of: captured[$0..<($0 + 4_410)])
+    }
+}

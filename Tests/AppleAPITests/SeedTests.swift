@@ -46,10 +46,7 @@ struct SeedTests {
             // Each level line: a buffer the recorder's queue metered, before, in or after the file (or
             // silence, before the first); the buffers lie on the file's grid of 4 410 frames in the reference.
             guard let offset = comparison.offset else { return }
-            let captured = try reference.samples()
-            let blocks = stride(from: offset % 4_410, through: captured.count - 4_410, by: 4_410).map {
-                levels(of: captured[$0..<($0 + 4_410)])
-            }
+            let blocks = try bufferLevels(reference, gridAt: offset)
             let meterLines = lines.dropFirst().dropLast()
             #expect(!meterLines.isEmpty)
             for line in meterLines {
