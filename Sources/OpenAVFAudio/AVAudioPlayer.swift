@@ -217,7 +217,8 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
         }
     }
 
-    /// −1 (left) … 1 (right) (clamped; NaN ignored).
+    /// −1 (left) … 1 (right) (clamped; NaN ignored): the far side falls linearly, the near one keeps its
+    /// level; a mono file is panned too (sent as two channels), as Apple's is. See `Player.pan`.
     public var pan: Float {
         get { player.pan }
         set { player.pan = newValue }

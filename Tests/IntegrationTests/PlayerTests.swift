@@ -135,6 +135,25 @@ struct PlayerTests {
                 let departure = departure(ofHeard: kept, from: original, underruns: panned.underrunCount)
                 #expect(departure == nil, "pan \(pan): the kept side is not the file's, bit for bit: \(departure ?? "")")
             }
+
+            // Mono noise into the stereo sink at pan −0.5: the left side is the file bit for bit, the right
+            // side the file 6.02 dB down (the far side falls linearly: half at half-way).
+            let mono = Array(noise.prefix(22_050))
+            let monoPath = directory + "/mono.wav"
+            try writeWAV(monoPath, samples: mono, channels: 1)
+            let monoPlayer = try Player(contentsOf: monoPath, device: PrivateServer.stereoSink, server: server.address)
+            defer { monoPlayer.close() }
+            monoPlayer.pan = -0.5
+            let sides = try await monitoring(server, sink: PrivateServer.stereoSink, channels: 2) { _, _ in
+                _ = try await playToEnd(monoPlayer)
+            }
+            let left = departure(ofHeard: sides.channel(0), from: mono, underruns: monoPlayer.underrunCount)
+            #expect(left == nil, "mono at pan −0.5: the left side is not the file's, bit for bit: \(left ?? "")")
+            let right = try #require(heardSignal(sides.channel(1), underruns: monoPlayer.underrunCount),
+                                     "mono at pan −0.5: the right side has more gaps than underruns reported")
+            let fall = rmsDecibels(right) - rmsDecibels(mono)
+            #expect(abs(fall - -6.02) < 0.05, "mono at pan −0.5: the right side changed by \(fall) dB")
+            #expect(monoPlayer.numberOfChannels == 1 && monoPlayer.averagePower(forChannel: 1) == -160)
         }
     }
 

@@ -218,10 +218,11 @@ final class PlaybackFeeder: WorkerBody {
         }
     }
 
-    /// The volume and pan asked, as PulseAudio per-channel volumes.
+    /// The volume and pan asked, as PulseAudio per-channel volumes of the stream (two for a mono source
+    /// sent as two channels).
     private func currentVolume() -> PlaybackVolume {
         let (volume, pan) = control.withLock { ($0.volume, $0.pan) }
-        return PlaybackVolume(volume: volume, pan: pan, channels: format.channelCount)
+        return PlaybackVolume(volume: volume, pan: pan, channels: stream.streamFormat.channelCount)
     }
 
     /// Opens a corked stream and fills it. With `time` (CLOCK_MONOTONIC nanoseconds), the first frame of

@@ -12,7 +12,8 @@ import Locking
 /// publishes its meter reading, so a needle moves as the sound it measures starts, not ahead of it.
 ///
 /// Audio is sent as signed 16-bit big-endian at the file's rate and channel count (the server
-/// resamples and remixes for the sink); files of more bits are rounded to 16 bits, and NaN or infinite
+/// resamples and remixes for the sink; a mono file goes to a sink of two or more channels as two
+/// identical ones, so that `pan` places it); files of more bits are rounded to 16 bits, and NaN or infinite
 /// samples play as silence. Volume and pan are applied by the server at once; the meters read the
 /// signal sent, before volume and pan (as AVAudioPlayer's, which apps read with the volume at 0).
 ///
@@ -24,7 +25,8 @@ import Locking
 /// thread) they return at once and are carried out when the callback returns.
 public final class Player: AudioMetering, Sendable {
 
-    /// The stream's format: the file's rate and channel count, signed 16-bit big-endian.
+    /// The format of what is played: the file's rate and channel count, signed 16-bit big-endian (a mono file
+    /// goes to a sink of two or more channels as two identical ones: see `pan`).
     public let format: StreamFormat
     /// The file played, or nil for a sound in memory or an output callback.
     public let path: String?
@@ -254,8 +256,11 @@ public final class Player: AudioMetering, Sendable {
         }
     }
 
-    /// −1 (left) … 0 (centre) … +1 (right), a balance on files with left and right channels (the other
-    /// side falls linearly to silence); a mono file is not panned. Clamped; a NaN is ignored.
+    /// −1 (left) … 0 (centre) … +1 (right), a balance: the far side falls linearly to silence, the near
+    /// one keeps its level (at 0 both are at full level). A mono file played to a sink of two or more
+    /// channels is sent as two identical channels, so it is panned as AVAudioPlayer pans one (Apple
+    /// documents no law; this is the one used); to a mono sink there is nothing to pan. Clamped; a NaN
+    /// is ignored.
     public var pan: Float {
         get { feeder.control.withLock { $0.pan } }
         set {

@@ -14,6 +14,10 @@ import Synchronization
 /// buffer it has the mainloop write on (`wake`), so a buffer is never left waiting for the next
 /// request. Data moves only on the mainloop thread.
 ///
+/// A mono source played to a sink of two or more channels goes out as two identical channels (copied
+/// into `upmixed`, made once), so that a pan places it as AVAudioPlayer's does; the pool's buffers,
+/// the meters and the frame counts stay mono.
+///
 /// Locking: other threads use `withLock` (the mainloop lock); callbacks already hold it and never
 /// block. Only the player's reader thread calls the stream-changing methods.
 final class PlaybackStream: CallbackTarget, @unchecked Sendable {
@@ -24,6 +28,10 @@ final class PlaybackStream: CallbackTarget, @unchecked Sendable {
     /// The sink played to (the server's default resolved to its name).
     let sinkName: String
     private let format: StreamFormat
+    /// What the server is sent: `format`, or two channels of it for a mono source on a wider sink.
+    let streamFormat: StreamFormat
+    /// Room for one buffer as two channels, when the mono source is sent so (else nil).
+    private let upmixed: UnsafeMutableRawPointer?
     private let fragmentBytes: Int
     private let pool: BufferPool
     private let dataReady: Semaphore
@@ -80,6 +88,15 @@ final class PlaybackStream: CallbackTarget, @unchecked Sendable {
         self.connection = connection
         sinkName = name
         self.format = format
+        let sinkChannels = sinks.first(where: { $0.name == name })?.channelCount ?? 1
+        if format.channelCount == 1, sinkChannels >= 2,
+           let stereo = try? StreamFormat(sampleRate: format.sampleRate, channelCount: 2, sampleFormat: format.sampleFormat) {
+            streamFormat = stereo
+            upmixed = .allocate(byteCount: 2 * pool.capacityBytes, alignment: 16)
+        } else {
+            streamFormat = format
+            upmixed = nil
+        }
         self.fragmentBytes = fragmentBytes
         self.pool = pool
         self.dataReady = dataReady
@@ -93,6 +110,7 @@ final class PlaybackStream: CallbackTarget, @unchecked Sendable {
 
     deinit {
         assert(stream == nil, "PlaybackStream to '\(sinkName)' deinitialized with a stream open")
+        upmixed?.deallocate()
     }
 
     /// Runs `body` with the mainloop lock held. Never from a libpulse callback.
@@ -108,13 +126,14 @@ final class PlaybackStream: CallbackTarget, @unchecked Sendable {
     func open(volume: PlaybackVolume) throws(RecorderError) {
         // Two buffers in the server (sink included), a request per buffer; the pool holds the rest.
         // (Quarter-buffer requests were measured: no better on PipeWire, 49 ms later on PulseAudio.)
-        var attributes = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32(2 * fragmentBytes),
-                                        prebuf: UInt32.max, minreq: UInt32(fragmentBytes), fragsize: UInt32.max)
+        let widening = streamFormat.channelCount / format.channelCount
+        var attributes = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32(2 * fragmentBytes * widening),
+                                        prebuf: UInt32.max, minreq: UInt32(fragmentBytes * widening), fragsize: UInt32.max)
         let flags = pa_stream_flags_t(PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_START_CORKED.rawValue
             | PA_STREAM_INTERPOLATE_TIMING.rawValue | PA_STREAM_AUTO_TIMING_UPDATE.rawValue)
         var perChannel = volume.perChannel
         let failure = try connection.withLock { lock throws(RecorderError) -> (PulseFailure, gone: Bool)? in
-            let stream = try connection.newStream(format, lock)
+            let stream = try connection.newStream(streamFormat, lock)
             if let failure = connection.connect(stream, lock, with: {
                 pa_stream_connect_playback($0, sinkName, &attributes, flags, &perChannel, nil)
             }) {
@@ -265,7 +284,7 @@ final class PlaybackStream: CallbackTarget, @unchecked Sendable {
     /// (-1: it did not say). Before what was already written there is a gap in the middle; at the end
     /// of it, the gap is one only if more is written (`writeAvailable`).
     private func ranOut(atByte index: Int64) {
-        if index >= 0, index < writtenFrames * Int64(format.bytesPerFrame) {
+        if index >= 0, index < writtenFrames * Int64(streamFormat.bytesPerFrame) {
             underflows.add(1, ordering: .relaxed)
             dataReady.post()
         } else {
@@ -277,6 +296,8 @@ final class PlaybackStream: CallbackTarget, @unchecked Sendable {
     /// or `wake`'s).
     private func writeAvailable(_ stream: OpaquePointer) {
         starving.store(false, ordering: .relaxed)
+        // Bytes sent per byte of the pool's buffers: 2 when a mono source goes out as two channels.
+        let widening = streamFormat.channelCount / format.channelCount
         while true {
             var writable = pa_stream_writable_size(stream)
             guard writable != Int(bitPattern: UInt(UInt32.max)), writable > 0 else { return }
@@ -287,15 +308,15 @@ final class PlaybackStream: CallbackTarget, @unchecked Sendable {
                     writingOffset = 0
                 }
                 let index = writing!
-                let count = min(pool.byteCount(of: index) - writingOffset, writable)
+                let count = min(pool.byteCount(of: index) - writingOffset, writable / widening)
                 if count > 0 {
-                    guard pa_stream_write(stream, pool.bytes(of: index) + writingOffset, count, nil, 0, PA_SEEK_RELATIVE) == 0 else {
+                    guard send(pool.bytes(of: index) + writingOffset, count, to: stream) else {
                         failed.store(true, ordering: .releasing)
                         dataReady.post()
                         return
                     }
                     writingOffset += count
-                    writable -= count
+                    writable -= count * widening
                     writtenFrames += Int64(count / format.bytesPerFrame)
                     if ranOutAtEnd {  // audio after the place the server ran out: it was an underrun
                         ranOutAtEnd = false
@@ -307,9 +328,11 @@ final class PlaybackStream: CallbackTarget, @unchecked Sendable {
                     writing = nil
                     pool.free.push(index)
                     dataReady.post()
+                } else if count == 0 {
+                    break  // less room than one frame
                 }
             }
-            guard writable > 0 else { return }
+            guard writable >= streamFormat.bytesPerFrame else { return }
             // Nothing filled: announce it, then look again. The reader pushes a buffer and then looks at
             // `starving` (with the same fences), so one side sees the other and no buffer waits.
             starving.store(true, ordering: .sequentiallyConsistent)
@@ -318,13 +341,36 @@ final class PlaybackStream: CallbackTarget, @unchecked Sendable {
             starving.store(false, ordering: .relaxed)
         }
     }
+
+    /// Writes `count` bytes of a pool buffer into the stream (libpulse copies them), as two identical
+    /// channels when the mono source is sent so. False if libpulse refused.
+    private func send(_ bytes: UnsafeMutableRawPointer, _ count: Int, to stream: OpaquePointer) -> Bool {
+        guard let upmixed else { return pa_stream_write(stream, bytes, count, nil, 0, PA_SEEK_RELATIVE) == 0 }
+        let width = format.sampleFormat.bytesPerSample
+        let frames = count / width
+        switch width {
+        case 2:
+            let from = bytes.assumingMemoryBound(to: UInt16.self), to = upmixed.assumingMemoryBound(to: UInt16.self)
+            for frame in 0..<frames { to[2 * frame] = from[frame]; to[2 * frame + 1] = from[frame] }
+        case 4:
+            let from = bytes.assumingMemoryBound(to: UInt32.self), to = upmixed.assumingMemoryBound(to: UInt32.self)
+            for frame in 0..<frames { to[2 * frame] = from[frame]; to[2 * frame + 1] = from[frame] }
+        default:
+            for frame in 0..<frames {
+                memcpy(upmixed + 2 * frame * width, bytes + frame * width, width)
+                memcpy(upmixed + (2 * frame + 1) * width, bytes + frame * width, width)
+            }
+        }
+        return pa_stream_write(stream, upmixed, 2 * frames * width, nil, 0, PA_SEEK_RELATIVE) == 0
+    }
 }
 
 /// A player's volume (linear gain 0…1) and pan (−1 left … +1 right) as the server's per-channel volume.
 ///
 /// Pan is a balance: a left channel keeps the gain while the pan is at or left of centre and falls
 /// linearly to silence at +1; a right channel the other way; other channels (mono, centre, LFE) keep
-/// the gain. A mono stream is not panned: the server spreads it over the sink's channels.
+/// the gain. A mono stream (a mono source on a mono sink) is not panned. The law is the one
+/// `Player.pan` documents; Apple documents none for AVAudioPlayer.
 struct PlaybackVolume {
     let volume: Float
     let pan: Float
