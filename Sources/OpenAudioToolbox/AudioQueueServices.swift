@@ -99,12 +99,19 @@ public func AudioQueueEnqueueBuffer(_ inAQ: AudioQueueRef, _ inBuffer: AudioQueu
     return queue.enqueue(inBuffer)
 }
 
-/// Starts or resumes the queue. A start time is not supported: it starts at once (pass nil).
+/// Starts or resumes the queue; nil starts at once. Playback may be given a start time: a host time
+/// (`mHostTime`, CLOCK_MONOTONIC nanoseconds, as `AudioQueueDeviceGetCurrentTime` gives) or a sample time
+/// on the device's timeline (`AudioQueueDeviceGetCurrentTime`'s), at which the first frame is to be heard
+/// (silence until then; a time past starts at once). A recording queue given a time returns
+/// kAudioQueueErr_InvalidParameter: it records from its start.
 @discardableResult
 public func AudioQueueStart(_ inAQ: AudioQueueRef, _ inStartTime: UnsafePointer<AudioTimeStamp>?) -> OSStatus {
     guard let queue = QueueRegistry.find(inAQ) else { return kAudio_ParamError }
-    guard inStartTime == nil else { return kAudioQueueErr_InvalidParameter }
-    return queue.isInput ? queue.startInput() : queue.startOutput()
+    guard let stamp = inStartTime?.pointee else { return queue.isInput ? queue.startInput() : queue.startOutput(at: nil) }
+    guard !queue.isInput, let nanoseconds = DeviceTimeline.hostNanoseconds(of: stamp, sampleRate: queue.layout.sampleRate) else {
+        return kAudioQueueErr_InvalidParameter
+    }
+    return queue.startOutput(at: nanoseconds)
 }
 
 /// Playback: connects and fills the stream ahead of AudioQueueStart. `outNumberOfFramesPrepared`

@@ -6,8 +6,8 @@ import RecorderKit
 extension QueueObject {
     /// Starts (or resumes) playback: the first start connects a Player of the queue's rate and channels
     /// (signed 16-bit: wider samples are rounded to it) to the sink kAudioQueueProperty_CurrentDevice names
-    /// (else the default).
-    func startOutput() -> OSStatus {
+    /// (else the default). With `time` (CLOCK_MONOTONIC nanoseconds) the first frame is heard then.
+    func startOutput(at time: Int64?) -> OSStatus {
         let phase = state.withLock { state -> (OSStatus?, Player?) in
             guard !state.disposed else { return (kAudioQueueErr_DisposalPending, nil) }
             if let player = state.player {
@@ -18,7 +18,7 @@ extension QueueObject {
         }
         if let status = phase.0 { return status }
         if let player = phase.1 {
-            play(player)
+            play(player, at: time)
             return noErr
         }
         guard let format = try? StreamFormat(sampleRate: layout.sampleRate, channelCount: layout.channelCount) else {
@@ -62,17 +62,21 @@ extension QueueObject {
             }
         }
         notifyListeners(of: kAudioQueueProperty_IsRunning)
-        play(player)
+        play(player, at: time)
         return noErr
     }
 
     /// Starts `player` without waiting for it: it fills its buffers ahead from the enqueued ones, and
     /// the callbacks that enqueue more may run on this thread's run loop, which must be free to run them.
     /// A failure stops the queue (IsRunning turns 0; OpenAudioToolboxLastErrorMessage says why).
-    private func play(_ player: Player) {
+    private func play(_ player: Player, at time: Int64?) {
         Task.detached { [weak self] in
             do throws(RecorderError) {
-                try await player.play()
+                if let time {
+                    try await player.play(atTime: Double(time) / 1e9)
+                } else {
+                    try await player.play()
+                }
             } catch {
                 QueueRegistry.noteFailure(error)
                 await self?.playbackFinished(player)
@@ -134,9 +138,11 @@ extension QueueObject {
     /// The player finished after a stop that waited for the queue to drain, or failed: the queue stops
     /// (and, if AudioQueueDispose was called meanwhile without `inImmediate`, is disposed).
     func playbackFinished(_ player: Player) async {
+        let heard = player.heardFrameCount
         let disposeNow = state.withLock { state -> Bool? in
             guard state.player === player else { return nil }
             state.player = nil
+            state.heardBefore += heard
             state.run = .stopped
             state.stopWhenDrained = false
             return state.disposeWhenDrained
@@ -164,6 +170,7 @@ extension QueueObject {
             return (state.player, state.enqueued.map { UncheckedBuffer($0.buffer) })
         }
         player?.close()
+        if let heard = player?.heardFrameCount { state.withLock { $0.heardBefore += heard } }
         for buffer in returned { deliverOutput(buffer) }
         if player != nil { notifyListeners(of: kAudioQueueProperty_IsRunning) }
     }

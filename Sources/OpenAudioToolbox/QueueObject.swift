@@ -29,7 +29,15 @@ final class QueueObject: @unchecked Sendable {
         var userData: UnsafeMutableRawPointer?
     }
 
+    /// A timeline (AudioQueueCreateTimeline): the handle given out, and the underruns counted when it
+    /// was last asked.
+    struct Timeline {
+        var token: UnsafeMutableRawPointer
+        var underruns: Int
+    }
+
     struct State {
+        var timeline: Timeline?
         var owned: Set<UnsafeMutableRawPointer> = []
         var enqueued: [Enqueued] = []
         /// Frames of the first enqueued buffer already filled (recording) or played (playback).
@@ -38,6 +46,8 @@ final class QueueObject: @unchecked Sendable {
         var headSampleTime: Int64 = 0
         /// Frames recorded into buffers (or taken from them for playback) since the queue was created.
         var sampleTime: Int64 = 0
+        /// Playback: frames heard through the queue's players already closed (a stop ends a player).
+        var heardBefore: Int64 = 0
         var run = RunState.stopped
         /// Playback: stop once every enqueued buffer has been played (AudioQueueStop, not immediate).
         var stopWhenDrained = false
@@ -200,11 +210,12 @@ final class QueueObject: @unchecked Sendable {
         state.wait { state in
             !state.callbackThreads.contains { pthread_equal($0, pthread_self()) == 0 }
         }
-        let owned = state.withLock { state -> Set<UnsafeMutableRawPointer> in
-            defer { state.owned = []; state.enqueued = [] }
-            return state.owned
+        let (owned, timeline) = state.withLock { state -> (Set<UnsafeMutableRawPointer>, Timeline?) in
+            defer { state.owned = []; state.enqueued = []; state.timeline = nil }
+            return (state.owned, state.timeline)
         }
         for key in owned { Self.release(key.assumingMemoryBound(to: AudioQueueBuffer.self)) }
+        timeline?.token.deallocate()
         if let runLoop, let keepAlive { runLoop.release(keepAlive, in: mode) }
     }
 }

@@ -91,6 +91,50 @@ struct AudioQueueCallTests {
         #expect(AudioQueueFreeBuffer(queue, owned) == kAudioQueueErr_InvalidBuffer)
     }
 
+    /// Times: the device's sample time is its host time's seconds × the rate, both valid; a translation
+    /// fills one from the other; a queue not started reads time 0; a timeline is one per queue and is
+    /// disposed once; start times refused where they name nothing (no valid time, NaN, negative) and on a
+    /// recording queue; nothing of this needs a server.
+    @Test func timesAreTheDeviceClockAndTheQueueTimeline() throws {
+        let (_, made) = newOutput(pcm(rate: 48_000))
+        let queue = try #require(made)
+        defer { AudioQueueDispose(queue, true) }
+        var now = AudioTimeStamp()
+        #expect(AudioQueueDeviceGetCurrentTime(queue, &now) == noErr)
+        #expect(now.mFlags.contains(.sampleTimeValid) && now.mFlags.contains(.hostTimeValid))
+        #expect(abs(now.mSampleTime - Double(now.mHostTime) / 1e9 * 48_000) < 1e-3 * 48_000)
+        var asked = AudioTimeStamp()
+        asked.mSampleTime = 96_000
+        asked.mFlags = .sampleTimeValid
+        var translated = AudioTimeStamp()
+        #expect(AudioQueueDeviceTranslateTime(queue, &asked, &translated) == noErr)
+        #expect(translated.mHostTime == 2_000_000_000 && translated.mSampleTime == 96_000)
+        var queueTime = AudioTimeStamp()
+        var jumped: DarwinBoolean = true
+        #expect(AudioQueueGetCurrentTime(queue, nil, &queueTime, &jumped) == noErr)
+        #expect(queueTime.mSampleTime == 0 && !jumped.boolValue)
+        var timeline: AudioQueueTimelineRef?
+        var again: AudioQueueTimelineRef?
+        #expect(AudioQueueCreateTimeline(queue, &timeline) == noErr && AudioQueueCreateTimeline(queue, &again) == noErr)
+        #expect(timeline != nil && timeline == again)
+        #expect(AudioQueueGetCurrentTime(queue, timeline, &queueTime, &jumped) == noErr && !jumped.boolValue)
+        #expect(AudioQueueDisposeTimeline(queue, timeline!) == noErr)
+        #expect(AudioQueueDisposeTimeline(queue, timeline!) == kAudio_ParamError)
+        #expect(AudioQueueGetCurrentTime(queue, timeline, &queueTime, nil) == kAudio_ParamError)
+        for (time, flags) in [(1.0, AudioTimeStampFlags()), (.nan, .sampleTimeValid), (-1, .sampleTimeValid), (.infinity, .sampleTimeValid)] {
+            var start = AudioTimeStamp()
+            start.mSampleTime = time
+            start.mFlags = flags
+            #expect(AudioQueueStart(queue, &start) == kAudioQueueErr_InvalidParameter, "\(time) \(flags)")
+            #expect(AudioQueueDeviceTranslateTime(queue, &start, &translated) == kAudioQueueErr_InvalidParameter)
+        }
+        var description = pcm()
+        var input: AudioQueueRef?
+        #expect(AudioQueueNewInput(&description, ignoreInput, nil, nil, nil, 0, &input) == noErr)
+        defer { if let input { AudioQueueDispose(input, true) } }
+        #expect(AudioQueueStart(try #require(input), &now) == kAudioQueueErr_InvalidParameter)
+    }
+
     /// Once disposed, a handle is refused by every call (kAudio_ParamError), its memory untouched.
     @Test func aDisposedQueueIsRefusedEverywhere() throws {
         let (_, made) = newOutput()
@@ -102,6 +146,7 @@ struct AudioQueueCallTests {
         var size: UInt32 = 4
         var running: UInt32 = 0
         var another: AudioQueueBufferRef?
+        var stamp = AudioTimeStamp()
         let statuses = [
             AudioQueueDispose(queue, true), AudioQueueStart(queue, nil), AudioQueuePause(queue), AudioQueueStop(queue, true),
             AudioQueueFlush(queue), AudioQueueReset(queue), AudioQueueAllocateBuffer(queue, 100, &another),
@@ -109,6 +154,7 @@ struct AudioQueueCallTests {
             AudioQueueGetParameter(queue, kAudioQueueParam_Volume, &value), AudioQueueSetParameter(queue, kAudioQueueParam_Volume, 1),
             AudioQueueGetProperty(queue, kAudioQueueProperty_IsRunning, &running, &size),
             AudioQueueAddPropertyListener(queue, kAudioQueueProperty_IsRunning, ignoreProperty, nil),
+            AudioQueueGetCurrentTime(queue, nil, nil, nil), AudioQueueDeviceGetCurrentTime(queue, &stamp),
         ]
         #expect(statuses.allSatisfy { $0 == kAudio_ParamError }, "\(statuses)")
         #expect(another == nil)

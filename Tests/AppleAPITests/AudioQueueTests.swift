@@ -129,4 +129,29 @@ struct AudioQueuePlaybackTests {
             #expect(comparison.differing == 0, "\(comparison)")
         }
     }
+
+    /// A start time half a second ahead, as a sample time on the device's timeline: before it the queue's
+    /// time reads 0 (nothing heard), at the end every frame played, and the monitor hears the file whole,
+    /// sample for sample, after the silence.
+    @Test func aPlaybackQueueStartedAtADeviceTimeWaitsForIt() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let frames = 22_050
+            let noise = noiseSamples(count: frames, seed: 2_718)
+            let input = directory + "/signal.raw"
+            try Data(ProbeFormat("s16le").bytes(noise.map { Double($0) / 32_768 })).write(to: URL(fileURLWithPath: input))
+            let reference = try await ReferenceCapture(server: server, source: PrivateServer.monoSink + ".monitor", directory: directory)
+            defer { reference.stop() }
+            let probe = try builtProduct("audioqueue-probe")
+            let environment = server.environment(sink: PrivateServer.monoSink)
+            let result = try await offThread { try runProcess(probe, ["play", "s16le", input, "at=0.5"], environment: environment) }
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.first == "queue time before the start: 0; discontinuity false" || lines.first == "queue time before the start: asked too late",
+                    "\(result.stdout)")
+            #expect(lines.contains("queue time at the end: \(frames)"), "\(result.stdout)")
+            let comparison = try await reference.compare(noise)
+            #expect(comparison.offset != nil && comparison.covered && comparison.differing == 0, "\(comparison)")
+        }
+    }
 }

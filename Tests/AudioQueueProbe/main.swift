@@ -3,12 +3,14 @@
 // choose, as for any libpulse program), and prints what the queue reported.
 //
 //   audioqueue-probe record FORMAT FRAMES OUT [runloop] [device=NAME]
-//   audioqueue-probe play FORMAT IN [runloop] [device=NAME]
+//   audioqueue-probe play FORMAT IN [runloop] [device=NAME] [at=SECONDS]
 //   audioqueue-probe start-input FORMAT [device=NAME]   (prints AudioQueueStart's status and the error message)
 //
 // FORMAT: s16le, s16be, s24le, s24be, s32le, s32be, f32le or f32be, then ":CHANNELS" (e.g. f32le:2);
 // 44 100 Hz. "runloop": callbacks on the main run loop; otherwise on the queue's own thread. "device=NAME":
-// the source or sink through kAudioQueueProperty_CurrentDevice.
+// the source or sink through kAudioQueueProperty_CurrentDevice. "at=SECONDS": playback starts that long
+// after AudioQueueStart, as a sample time on the device's timeline; the queue's time is printed a quarter
+// of a second after the start call (if asked before the start time) and at the end.
 import Foundation
 import OpenAudioToolbox
 import Synchronization
@@ -129,7 +131,8 @@ func wait(until probe: Probe, onRunLoop: Bool) {
 }
 
 let device = CommandLine.arguments.first { $0.hasPrefix("device=") }.map { String($0.dropFirst("device=".count)) }
-let arguments = CommandLine.arguments.filter { !$0.hasPrefix("device=") }
+let delay = CommandLine.arguments.first { $0.hasPrefix("at=") }.flatMap { Double($0.dropFirst("at=".count)) }
+let arguments = CommandLine.arguments.filter { !$0.hasPrefix("device=") && !$0.hasPrefix("at=") }
 guard arguments.count >= 3 else { fail("usage: audioqueue-probe record|play|start-input FORMAT …") }
 
 /// Chooses the queue's device when one was asked for.
@@ -188,8 +191,37 @@ case "play" where arguments.count >= 4:
         check(AudioQueueAllocateBuffer(queue, bufferBytes, &buffer), "AudioQueueAllocateBuffer")
         outputCallback(Unmanaged.passUnretained(probe).toOpaque(), queue, buffer!)
     }
-    check(AudioQueueStart(queue, nil), "AudioQueueStart")
+    var timeline: AudioQueueTimelineRef?
+    if let delay {
+        // Apple's idiom for a timed start: the device's time now, plus the delay in samples.
+        var now = AudioTimeStamp()
+        check(AudioQueueDeviceGetCurrentTime(queue, &now), "AudioQueueDeviceGetCurrentTime")
+        var start = AudioTimeStamp()
+        start.mSampleTime = now.mSampleTime + delay * description.mSampleRate
+        start.mFlags = .sampleTimeValid
+        var translated = AudioTimeStamp()
+        check(AudioQueueDeviceTranslateTime(queue, &start, &translated), "AudioQueueDeviceTranslateTime")
+        check(AudioQueueCreateTimeline(queue, &timeline), "AudioQueueCreateTimeline")
+        check(AudioQueueStart(queue, &start), "AudioQueueStart")
+        usleep(useconds_t(delay * 500_000))
+        var time = AudioTimeStamp()
+        var jumped: DarwinBoolean = true
+        check(AudioQueueGetCurrentTime(queue, timeline, &time, &jumped), "AudioQueueGetCurrentTime")
+        if time.mHostTime + 100_000_000 < translated.mHostTime {
+            print("queue time before the start: \(Int(time.mSampleTime)); discontinuity \(jumped)")
+        } else {
+            print("queue time before the start: asked too late")
+        }
+    } else {
+        check(AudioQueueStart(queue, nil), "AudioQueueStart")
+    }
     wait(until: probe, onRunLoop: onRunLoop)
+    if let timeline {
+        var time = AudioTimeStamp()
+        check(AudioQueueGetCurrentTime(queue, timeline, &time, nil), "AudioQueueGetCurrentTime")
+        print("queue time at the end: \(Int(time.mSampleTime))")
+        check(AudioQueueDisposeTimeline(queue, timeline), "AudioQueueDisposeTimeline")
+    }
     check(AudioQueueDispose(queue, true), "AudioQueueDispose")
     fclose(file)
     let counts = probe.counts.withLock { $0 }

@@ -208,6 +208,16 @@ public final class Player: AudioMetering, Sendable {
         try feeder.worker.perform(.play(at: Int64(time * 1e9), frames: nil), on: feeder)
     }
 
+    /// `play(atTime:)` for Swift concurrency.
+    public func play(atTime time: Double) async throws(RecorderError) {
+        try checkOpen()
+        guard time.isFinite, time >= 0, time < 1e9 else {
+            throw RecorderError(.invalidFormat,
+                "invalid start time \(time) s: use a time in deviceCurrentTime's seconds (now: \(deviceCurrentTime))")
+        }
+        try await feeder.worker.perform(.play(at: Int64(time * 1e9), frames: nil))
+    }
+
     /// Pauses where it is; `play()` resumes at the next frame. Meter readings stop while paused.
     public func pause() { try? feeder.worker.perform(.pause, on: feeder) }
 
