@@ -1,7 +1,8 @@
-// AVAudioNode: what every node of an engine has — its engine, its connections' formats, taps, the last
-// time it rendered — and the render contract the engine drives (one render thread, under the engine's lock).
+// AVAudioNode: Apple's node over a RecorderKit graph node — its engine, its connections' formats, its tap,
+// the last time it rendered; AVAudioMixing's volume and pan on the nodes that enter a mixer.
 import Foundation
 import Locking
+import RecorderKit
 
 public typealias AVAudioNodeTapBlock = (AVAudioPCMBuffer, AVAudioTime) -> Void
 public typealias AVAudioNodeCompletionHandler = @Sendable () -> Void
@@ -17,107 +18,106 @@ public protocol AVAudioMixing: AnyObject {
 extension AVAudioMixing where Self: AVAudioNode {
     /// The node's gain into a mixer, 0…1 (clamped; NaN ignored).
     public var volume: Float {
-        get { withCoreLock { mixVolume } }
-        set { if !newValue.isNaN { withCoreLock { mixVolume = min(1, max(0, newValue)) } } }
+        get { graphNode.volume }
+        set { graphNode.volume = newValue }
     }
 
-    /// The node's place (mono) or balance (stereo) in a mixer, −1…1 (clamped; NaN ignored).
+    /// The node's place (mono) or balance (stereo) in a mixer, −1…1 (clamped; NaN ignored): full level on
+    /// both sides at 0, the far side falling linearly to silence at ±1 (`GraphNode.pan`).
     public var pan: Float {
-        get { withCoreLock { mixPan } }
-        set { if !newValue.isNaN { withCoreLock { mixPan = min(1, max(-1, newValue)) } } }
+        get { graphNode.pan }
+        set { graphNode.pan = newValue }
     }
 }
 
-/// A node: attached to at most one engine; its state is guarded by the engine's lock (`EngineCore.lock`)
-/// once attached, and by its own before.
+/// A node: the RecorderKit `GraphNode` that renders it, attached to at most one engine.
 open class AVAudioNode: NSObject, @unchecked Sendable {
-    // @unchecked Sendable: every mutable field is read and written under the engine's lock (or, for a
-    // node not attached, only by the thread that made it, as Apple's nodes are).
-    weak var core: EngineCore?
-    /// Frames the node has rendered (its output's sample time), and when its last render was.
-    var renderedFrames: Int64 = 0
-    var lastRenderHostTime: UInt64 = 0
-    var taps: [Int: Tap] = [:]
-    var mixVolume: Float = 1
-    var mixPan: Float = 0
+    // @unchecked Sendable: the graph node is Sendable; `links` (engine and formats) is behind its lock.
+    let graphNode: GraphNode
+    struct Links {
+        weak var engine: AVAudioEngine?
+        /// The formats of the connections into the node's buses, and of the one out of it.
+        var inputFormats: [AVAudioNodeBus: AVAudioFormat] = [:]
+        var outputFormat: AVAudioFormat?
+    }
+    let links = Locked(Links())
 
-    struct Tap {
-        var bufferSize: AVAudioFrameCount
-        var block: AVAudioNodeTapBlock
+    init(graphNode: GraphNode) {
+        self.graphNode = graphNode
+        super.init()
     }
 
-    public override init() { super.init() }
-
     /// The engine the node is attached to.
-    public var engine: AVAudioEngine? { core?.engine }
+    public var engine: AVAudioEngine? { links.withLock { $0.engine } }
 
     /// Input buses (0 for a source).
-    open var numberOfInputs: Int { 1 }
+    open var numberOfInputs: Int { graphNode.inputBusCount }
     /// Output buses (0 for the output node).
     open var numberOfOutputs: Int { 1 }
 
     /// The format of the connection into `bus`, or the engine's if not connected.
     open func inputFormat(forBus bus: AVAudioNodeBus) -> AVAudioFormat {
-        guard let core else { return EngineCore.defaultFormat }
-        return core.lock.withLock { core.inputFormat(of: self, bus: bus) }
+        let (engine, format) = links.withLock { ($0.engine, $0.inputFormats[bus]) }
+        return format ?? engine?.outputFormat ?? AVAudioEngine.defaultFormat
     }
 
-    /// The format of what the node puts out on `bus`.
+    /// The format of what the node puts out on `bus`: the connection's out of it, else into it, else the engine's.
     open func outputFormat(forBus bus: AVAudioNodeBus) -> AVAudioFormat {
-        guard let core else { return EngineCore.defaultFormat }
-        return core.lock.withLock { core.outputFormat(of: self) }
+        let (engine, out, into) = links.withLock { ($0.engine, $0.outputFormat, $0.inputFormats.sorted { $0.key < $1.key }.first?.value) }
+        return out ?? into ?? engine?.outputFormat ?? AVAudioEngine.defaultFormat
     }
 
-    /// When the node last rendered: the engine's sample time at its output rate and the host time then;
-    /// nil before the engine has rendered.
+    /// When the engine last rendered: its output's sample time and the host time then; nil before it has.
     public var lastRenderTime: AVAudioTime? {
-        guard let core else { return nil }
-        return core.lock.withLock { () -> AVAudioTime? in
-            guard core.renderedFrames > 0 else { return nil }
-            return AVAudioTime(hostTime: core.lastRenderHostTime, sampleTime: core.renderedFrames, atRate: core.format.sampleRate)
-        }
+        guard let engine, let time = engine.graph.lastRenderTime else { return nil }
+        return AVAudioTime(hostTime: time.hostTime, sampleTime: time.sampleTime, atRate: Double(engine.graph.sampleRate))
     }
 
-    /// Calls `block` with each buffer of what the node puts out on `bus` (standard format, about
-    /// `bufferSize` frames; the format argument must be nil or the node's output format), on the engine's
-    /// render thread, after the buffer was rendered. A second tap on the same bus is refused, as Apple's
-    /// engine refuses it (there by an exception): the first stays, and `OpenAVFAudioLastErrorMessage()` says so.
+    /// Calls `block` with each buffer of what the node puts out on `bus` 0 (standard format, a render pass
+    /// or a capture buffer long, whatever `bufferSize` asks; `format` must be nil or the node's output
+    /// format), after it was rendered, on the engine's render thread (the input node's: its capture
+    /// thread). What Apple's engine stops the program for — a second tap, a bus other than 0 — is refused:
+    /// the first tap stays, and `OpenAVFAudioLastErrorMessage()` says why.
     open func installTap(onBus bus: AVAudioNodeBus, bufferSize: AVAudioFrameCount, format: AVAudioFormat?,
                          block tapBlock: @escaping AVAudioNodeTapBlock) {
-        let install = { [self] in
-            guard taps[bus] == nil else {
-                EngineCore.noteRefusal("a tap is already installed on bus \(bus) of \(type(of: self)); remove it first")
-                return
-            }
-            taps[bus] = Tap(bufferSize: max(1, min(bufferSize, 1 << 20)), block: tapBlock)
+        guard bus == 0 else {
+            AVAudioEngine.noteRefusal("installTap: \(type(of: self)) has one output bus, 0; bus \(bus) does not exist")
+            return
         }
-        if let core { core.lock.withLock(install) } else { install() }
-        core?.tapsChanged()
+        let block = UncheckedTapBlock(block: tapBlock)
+        do {
+            try graphNode.installTap(bufferFrames: Int(min(bufferSize, 1 << 20))) { tapped in block.deliver(tapped) }
+        } catch {
+            // (The one refusal: a tap is there already.)
+            AVAudioEngine.noteRefusal("a tap is already installed on bus \(bus) of \(type(of: self)); remove it first")
+        }
     }
 
     /// Removes the tap on `bus`, if any.
     open func removeTap(onBus bus: AVAudioNodeBus) {
-        if let core { core.lock.withLock { taps[bus] = nil } } else { taps[bus] = nil }
-        core?.tapsChanged()
+        if bus == 0 { graphNode.removeTap() }
     }
 
     /// Clears what the node holds (a player's schedule, an effect's tail).
-    open func reset() {}
-
-    // MARK: Rendering (the engine's render thread, under its lock)
-
-    /// Renders `frames` frames of the node's output into `output` (one array per channel, `frames` long).
-    func render(_ frames: Int, into output: inout [[Float]], context: RenderContext) {
-        for channel in output.indices { output[channel].withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
-    }
-
-    /// Channels the node puts out.
-    var outputChannelCount: Int { 2 }
+    open func reset() { graphNode.reset() }
 }
 
-/// What a render pass collects to do once the engine's lock is released: completion handlers and taps.
-final class RenderContext {
-    var deferred: [() -> Void] = []
-    let hostTime: UInt64
-    init(hostTime: UInt64) { self.hostTime = hostTime }
+/// A tap's block, called only on the thread that renders the node (as Apple calls it), so never at once
+/// from two threads.
+private struct UncheckedTapBlock: @unchecked Sendable {
+    // @unchecked Sendable: the block is Apple's non-Sendable type; the graph calls one tap's handler from
+    // one thread at a time (its render pass, or the input's capture thread).
+    let block: AVAudioNodeTapBlock
+
+    func deliver(_ tapped: GraphTapBuffer) {
+        let channels = tapped.channels.count
+        guard let first = tapped.channels.first, !first.isEmpty,
+              let format = AVAudioFormat(standardFormatWithSampleRate: Double(tapped.sampleRate), channels: AVAudioChannelCount(channels)),
+              let buffer = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: AVAudioFrameCount(first.count)) else { return }
+        for (channel, samples) in tapped.channels.enumerated() {
+            samples.withUnsafeBufferPointer { buffer.floatChannelData![channel].update(from: $0.baseAddress!, count: samples.count) }
+        }
+        buffer.frameLength = AVAudioFrameCount(first.count)
+        block(buffer, AVAudioTime(hostTime: tapped.hostTime, sampleTime: tapped.sampleTime, atRate: Double(tapped.sampleRate)))
+    }
 }

@@ -1,8 +1,7 @@
-// AVAudioPlayerNode: plays what is scheduled on it — files, segments of files, buffers (once or looped) — in
-// order, into the engine; each item's completion handler runs when it has been rendered, or when the node
-// is stopped.
+// AVAudioPlayerNode over RecorderKit's GraphPlayer: files, segments and buffers scheduled in order (buffers
+// once or looped, at an optional time), each with its completion handler; play, play(at:), pause, stop.
 import Foundation
-import Locking
+import RecorderKit
 
 public struct AVAudioPlayerNodeBufferOptions: OptionSet, Sendable {
     public let rawValue: UInt
@@ -23,32 +22,16 @@ public enum AVAudioPlayerNodeCompletionCallbackType: Int, Sendable {
 
 public typealias AVAudioPlayerNodeCompletionHandler = @Sendable (AVAudioPlayerNodeCompletionCallbackType) -> Void
 
+/// Plays what is scheduled on it, at the engine's rate (a file or buffer at another rate is resampled).
+/// Completion handlers run when an item has been rendered (on the render thread), or on `stop()` (on the
+/// caller's).
 open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
     // @unchecked Sendable: as AVAudioNode.
-    private enum Source {
-        case file(AVAudioFile, next: AVAudioFramePosition, end: AVAudioFramePosition)
-        case buffer(AVAudioPCMBuffer, next: Int, loops: Bool)
-    }
+    var player: GraphPlayer { graphNode as! GraphPlayer }
 
-    private struct Item {
-        var source: Source
-        var handler: (@Sendable () -> Void)?
-        /// The player time (frames since `play()`) the item is to begin at; nil: after what comes before.
-        var startAt: AVAudioFramePosition?
-    }
-
-    private var items: [Item] = []
-    private var playing = false
-    /// The engine's sample time `play(at:)` asked to start at (nil: at once).
-    private var startAt: AVAudioFramePosition?
-    /// Frames this node played since `play()` after a stop (its player time).
-    private var playerFrames: AVAudioFramePosition = 0
-    private var channels = 2
-
-    public override init() { super.init() }
+    public init() { super.init(graphNode: GraphPlayer()) }
 
     open override var numberOfInputs: Int { 0 }
-    override var outputChannelCount: Int { channels }
 
     // MARK: Scheduling
 
@@ -68,14 +51,16 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
     }
 
     /// Schedules `numberFrames` frames of `file` from `startFrame` (clamped to the file), at `when` as
-    /// `scheduleFile`.
+    /// `scheduleFile`. The file is read through its own handle (its `framePosition` is not moved); one
+    /// that cannot be opened again is refused (`OpenAVFAudioLastErrorMessage()`) and its handler runs.
     public func scheduleSegment(_ file: AVAudioFile, startingFrame startFrame: AVAudioFramePosition, frameCount numberFrames: AVAudioFrameCount,
                                 at when: AVAudioTime?, completionHandler: AVAudioNodeCompletionHandler? = nil) {
-        let start = max(0, min(startFrame, file.length))
-        let end = min(file.length, start + AVAudioFramePosition(numberFrames))
-        withCoreLock {
-            channels = Int(file.processingFormat.channelCount)
-            items.append(Item(source: .file(file, next: start, end: end), handler: completionHandler, startAt: Self.playerTime(when)))
+        do {
+            let source = try GraphFile(path: file.url.path)
+            player.schedule(source, from: startFrame, frames: Int64(numberFrames), at: Self.playerTime(when), completion: completionHandler)
+        } catch {
+            AVAudioEngine.noteRefusal("scheduleSegment: \(error.message)")
+            completionHandler?()
         }
     }
 
@@ -84,27 +69,20 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
         scheduleBuffer(buffer, at: nil, options: [], completionHandler: completionHandler)
     }
 
-    /// Schedules `buffer` with `options` (loops, interrupts, interruptsAtLoop), at `when` as `scheduleFile`.
+    /// Schedules `buffer` (copied now) with `options` (loops, interrupts, interruptsAtLoop), at `when` as
+    /// `scheduleFile`.
     public func scheduleBuffer(_ buffer: AVAudioPCMBuffer, at when: AVAudioTime?, options: AVAudioPlayerNodeBufferOptions = [],
                                completionHandler: AVAudioNodeCompletionHandler? = nil) {
-        var interrupted: [@Sendable () -> Void] = []
-        withCoreLock {
-            channels = Int(buffer.format.channelCount)
-            if options.contains(.interrupts) {
-                interrupted = items.compactMap(\.handler)
-                items.removeAll()
-            } else if options.contains(.interruptsAtLoop), let last = items.indices.last,
-                      case .buffer(let looped, let next, true) = items[last].source {
-                items[last].source = .buffer(looped, next: next, loops: false)
-            }
-            items.append(Item(source: .buffer(buffer, next: 0, loops: options.contains(.loops)), handler: completionHandler,
-                              startAt: Self.playerTime(when)))
+        let frames = Int(buffer.frameLength)
+        let samples = (0..<Int(buffer.format.channelCount)).map { channel in
+            (0..<frames).map { buffer.sample(channel: channel, frame: $0) }
         }
-        interrupted.forEach { $0() }
+        player.schedule(samples: samples, sampleRate: Int(buffer.format.sampleRate.rounded()), at: Self.playerTime(when),
+                        options: GraphBufferOptions(rawValue: options.rawValue), completion: completionHandler)
     }
 
     /// `when`'s sample time, if it has one.
-    private static func playerTime(_ when: AVAudioTime?) -> AVAudioFramePosition? {
+    private static func playerTime(_ when: AVAudioTime?) -> Int64? {
         guard let when, when.isSampleTimeValid else { return nil }
         return max(0, when.sampleTime)
     }
@@ -115,116 +93,33 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
     /// stops the program there): `OpenAVFAudioLastErrorMessage()` says so.
     public func play() {
         guard engine?.isRunning == true else {
-            EngineCore.noteRefusal("AVAudioPlayerNode.play(): the engine is not running; call engine.start() first")
+            AVAudioEngine.noteRefusal("AVAudioPlayerNode.play(): the engine is not running; call engine.start() first")
             return
         }
-        withCoreLock {
-            playing = true
-            startAt = nil
-        }
+        player.play()
     }
 
     /// Plays from `when`'s sample time in the engine's output timeline (`lastRenderTime`'s), to the frame:
     /// two nodes given the same time start together. A time without a sample time, or nil, starts at once.
     public func play(at when: AVAudioTime?) {
-        play()
-        guard let when, when.isSampleTimeValid, isPlaying else { return }
-        withCoreLock { startAt = when.sampleTime }
+        guard engine?.isRunning == true else { return play() }
+        player.play(at: when.flatMap { $0.isSampleTimeValid ? $0.sampleTime : nil })
     }
 
     /// Pauses where it is; `play()` goes on.
-    public func pause() { withCoreLock { playing = false } }
+    public func pause() { player.pause() }
 
     /// Stops: everything scheduled is dropped (each item's completion handler runs) and the player time
     /// goes back to 0.
-    public func stop() {
-        let handlers = withCoreLock { () -> [@Sendable () -> Void] in
-            playing = false
-            playerFrames = 0
-            defer { items.removeAll() }
-            return items.compactMap(\.handler)
-        }
-        handlers.forEach { $0() }
-    }
-
-    open override func reset() { stop() }
+    public func stop() { player.stop() }
 
     /// Whether it plays.
-    public var isPlaying: Bool { withCoreLock { playing } }
+    public var isPlaying: Bool { player.isPlaying }
 
     /// The player's time at `nodeTime`: the frames it has played since `play()` (after its last stop), at
     /// its output's rate; nil when not playing or without a sample time.
     public func playerTime(forNodeTime nodeTime: AVAudioTime) -> AVAudioTime? {
-        guard nodeTime.isSampleTimeValid else { return nil }
-        return withCoreLock { () -> AVAudioTime? in
-            guard playing || playerFrames > 0 else { return nil }
-            let rate = core.map { $0.outputFormat(of: self).sampleRate } ?? 44_100
-            return AVAudioTime(sampleTime: playerFrames, atRate: rate)
-        }
-    }
-
-    // MARK: Rendering
-
-    override func render(_ frames: Int, into output: inout [[Float]], context: RenderContext) {
-        super.render(frames, into: &output, context: context)
-        guard playing else { return }
-        var written = 0
-        if let startAt, let now = core?.renderedFrames {
-            guard startAt < now + Int64(frames) else { return }  // not yet
-            written = Int(max(0, startAt - now))
-            self.startAt = nil
-        }
-        let silentLead = written
-        while written < frames, let item = items.first {
-            if let startAt = item.startAt {
-                // Silence until the item's time, in the player's timeline.
-                let now = playerFrames + AVAudioFramePosition(written - silentLead)
-                if startAt > now {
-                    written += Int(min(AVAudioFramePosition(frames - written), startAt - now))
-                    continue
-                }
-                items[0].startAt = nil
-            }
-            switch item.source {
-            case .file(let file, let next, let end):
-                let wanted = min(frames - written, Int(end - next))
-                var got = 0
-                if wanted > 0, let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(wanted)) {
-                    file.framePosition = next
-                    try? file.read(into: buffer, frameCount: AVAudioFrameCount(wanted))
-                    got = Int(buffer.frameLength)
-                    copy(buffer, from: 0, count: got, into: &output, at: written)
-                }
-                written += got
-                if got == 0 || next + AVAudioFramePosition(got) >= end {
-                    finishFirst(context)
-                } else {
-                    items[0].source = .file(file, next: next + AVAudioFramePosition(got), end: end)
-                }
-            case .buffer(let buffer, let next, let loops):
-                let length = Int(buffer.frameLength)
-                let count = min(frames - written, length - next)
-                if count > 0 { copy(buffer, from: next, count: count, into: &output, at: written) }
-                written += max(0, count)
-                if next + max(0, count) >= length {
-                    if loops && length > 0 { items[0].source = .buffer(buffer, next: 0, loops: true) } else { finishFirst(context) }
-                } else {
-                    items[0].source = .buffer(buffer, next: next + count, loops: loops)
-                }
-            }
-        }
-        playerFrames += AVAudioFramePosition(frames - silentLead)
-    }
-
-    private func finishFirst(_ context: RenderContext) {
-        let item = items.removeFirst()
-        if let handler = item.handler { context.deferred.append(handler) }
-    }
-
-    private func copy(_ buffer: AVAudioPCMBuffer, from start: Int, count: Int, into output: inout [[Float]], at offset: Int) {
-        for channel in output.indices {
-            let source = min(channel, Int(buffer.format.channelCount) - 1)
-            for frame in 0..<count { output[channel][offset + frame] = buffer.sample(channel: source, frame: start + frame) }
-        }
+        guard nodeTime.isSampleTimeValid, let frames = player.playerTime else { return nil }
+        return AVAudioTime(sampleTime: frames, atRate: engine.map { Double($0.graph.sampleRate) } ?? 44_100)
     }
 }

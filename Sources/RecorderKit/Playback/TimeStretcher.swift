@@ -1,6 +1,7 @@
 // Playback's tempo and pitch: interleaved float frames through SoundTouch, and where in the source the
 // frames that come out stand.
 import CSoundTouch
+import Glibc
 
 /// Changes the speed of a stream without its pitch (`rate`), its pitch without its speed (`pitch`,
 /// cents), or both, through SoundTouch's time-domain stretcher (WSOLA) and resampler. Frames go in with
@@ -53,8 +54,20 @@ public final class TimeStretcher {
     public func set(rate: Double, pitch: Double) {
         self.rate = min(max(rate, Self.rates.lowerBound), Self.rates.upperBound)
         self.pitch = min(max(pitch, Self.pitches.lowerBound), Self.pitches.upperBound)
+        soundtouch_setRate(handle, 1)
         soundtouch_setTempo(handle, Float(self.rate))
         soundtouch_setPitchSemiTones(handle, Float(self.pitch / 100))
+    }
+
+    /// Plays the frames put in from now on `rate` times as fast with the pitch following (a tape's
+    /// varispeed: SoundTouch's resampler alone, no time-stretch), `rate` clamped to `rates`; `pitch` then
+    /// reads the cents that makes. Resamples too: `rate` = the source's rate ÷ the rate played at.
+    public func set(varispeed rate: Double) {
+        self.rate = min(max(rate, Self.rates.lowerBound), Self.rates.upperBound)
+        pitch = 1_200 * log2(self.rate)
+        soundtouch_setTempo(handle, 1)
+        soundtouch_setPitch(handle, 1)
+        soundtouch_setRate(handle, Float(self.rate))
     }
 
     /// True when frames pass unchanged in speed and pitch.

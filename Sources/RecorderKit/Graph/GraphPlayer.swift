@@ -1,0 +1,184 @@
+// A graph's player: plays what is scheduled on it — sources (files, the embedder's), segments of them,
+// samples in memory (once or looped) — in order, each at an optional time; each item's completion
+// handler runs when it has been rendered, or when the player is stopped.
+
+/// How a buffer of samples is scheduled (AVAudioPlayerNodeBufferOptions').
+public struct GraphBufferOptions: OptionSet, Sendable {
+    public let rawValue: UInt
+    public init(rawValue: UInt) { self.rawValue = rawValue }
+    /// It plays again and again, until another interrupts it or the player stops.
+    public static let loops = GraphBufferOptions(rawValue: 1)
+    /// It replaces what is scheduled and playing (their handlers run).
+    public static let interrupts = GraphBufferOptions(rawValue: 2)
+    /// It replaces a looping buffer at the end of its loop.
+    public static let interruptsAtLoop = GraphBufferOptions(rawValue: 4)
+}
+
+/// Plays its schedule into the graph, at the graph's rate (a source at another rate is resampled) and in
+/// the channels of what it last had scheduled. The player's time counts the frames it has put out since
+/// `play` (after a stop, from 0); items may be scheduled at a player time (silence until then), and the
+/// player may start at a graph sample time.
+public final class GraphPlayer: GraphNode, @unchecked Sendable {
+    // @unchecked Sendable: as GraphNode; the schedule and the play state under `lock` (the render pass
+    // holds it while it reads the items).
+    private struct Item {
+        var source: GraphFrameSource
+        var next: Int64
+        var end: Int64
+        var loops: Bool
+        var handler: (@Sendable () -> Void)?
+        /// The player time the item is to begin at; nil: after what comes before.
+        var startAt: Int64?
+        /// Set once the item was put at the graph's rate (when first rendered).
+        var atGraphRate: Bool
+    }
+
+    private var items: [Item] = []
+    private var playing = false
+    /// The graph sample time `play(at:)` asked to start at (nil: at once).
+    private var startAt: Int64?
+    /// Frames put out since `play()` after a stop (the player's time).
+    private var playerFrames: Int64 = 0
+    private var channels = 2
+
+    public override init() { super.init() }
+
+    public override var inputBusCount: Int { 0 }
+    override var kind: String { "player" }
+
+    // MARK: Scheduling
+
+    /// Schedules `frames` frames of `source` from `start` (both clamped to the source; nil: to its end),
+    /// at player time `time` (nil: after what is scheduled before). `completion` runs once it has all
+    /// been rendered, or when the player stops or is interrupted.
+    public func schedule(_ source: GraphFrameSource, from start: Int64 = 0, frames: Int64? = nil, at time: Int64? = nil,
+                         completion: (@Sendable () -> Void)? = nil) {
+        let first = min(max(0, start), source.frameCount)
+        let end = min(source.frameCount, first + max(0, min(frames ?? Int64.max, Int64.max - first)))
+        lock.withLock {
+            channels = max(1, min(16, source.channelCount))
+            items.append(Item(source: source, next: first, end: end, loops: false, handler: completion,
+                              startAt: time.map { max(0, $0) }, atGraphRate: false))
+        }
+    }
+
+    /// Schedules the file at `path` whole, as `schedule(_:from:frames:at:completion:)`.
+    /// - Throws: as `GraphFile(path:)`.
+    public func schedule(file path: String, at time: Int64? = nil, completion: (@Sendable () -> Void)? = nil) throws(RecorderError) {
+        schedule(try GraphFile(path: path), at: time, completion: completion)
+    }
+
+    /// Schedules samples (one array per channel, 1…16 channels, at `sampleRate`) with `options`, at
+    /// player time `time` as `schedule(_:from:frames:at:completion:)`.
+    public func schedule(samples: [[Float]], sampleRate: Int, at time: Int64? = nil, options: GraphBufferOptions = [],
+                         completion: (@Sendable () -> Void)? = nil) {
+        let source = SampleSource(channels: Array(samples.prefix(16)), sampleRate: max(1, sampleRate))
+        var interrupted: [@Sendable () -> Void] = []
+        lock.withLock {
+            channels = source.channelCount
+            if options.contains(.interrupts) {
+                interrupted = items.compactMap(\.handler)
+                items.removeAll()
+            } else if options.contains(.interruptsAtLoop), let last = items.indices.last, items[last].loops {
+                items[last].loops = false
+            }
+            items.append(Item(source: source, next: 0, end: source.frameCount, loops: options.contains(.loops), handler: completion,
+                              startAt: time.map { max(0, $0) }, atGraphRate: false))
+        }
+        interrupted.forEach { $0() }
+    }
+
+    // MARK: Playing
+
+    /// Plays what is scheduled (and what will be), from the next pass, or from graph sample time `time`
+    /// (the graph's `lastRenderTime` clock: two players given one time start together, to the frame).
+    public func play(at time: Int64? = nil) {
+        lock.withLock {
+            playing = true
+            startAt = time
+        }
+    }
+
+    /// Pauses where it is; `play()` goes on.
+    public func pause() { lock.withLock { playing = false } }
+
+    /// Stops: everything scheduled is dropped (each item's completion handler runs, on this thread) and
+    /// the player's time goes back to 0.
+    public func stop() {
+        let handlers = lock.withLock { () -> [@Sendable () -> Void] in
+            playing = false
+            playerFrames = 0
+            startAt = nil
+            defer { items.removeAll() }
+            return items.compactMap(\.handler)
+        }
+        handlers.forEach { $0() }
+    }
+
+    public override func reset() { stop() }
+
+    /// Whether it plays.
+    public var isPlaying: Bool { lock.withLock { playing } }
+
+    /// The player's time: frames put out since `play()` (after its last stop); nil when it neither
+    /// plays nor has played since.
+    public var playerTime: Int64? { lock.withLock { playing || playerFrames > 0 ? playerFrames : nil } }
+
+    /// Channels it puts out: those of what it last had scheduled (2 before anything).
+    public var channelCount: Int { lock.withLock { channels } }
+
+    // MARK: Rendering
+
+    override func outputChannels(_ pass: RenderPass) -> Int { channelCount }
+
+    override func render(_ frames: Int, into buffer: GraphBuffer, pass: RenderPass) {
+        lock.withLock {
+            guard playing else { return }
+            var written = 0
+            if let startAt {
+                guard startAt < pass.graphSampleTime + Int64(frames) else { return }  // not yet
+                written = Int(max(0, startAt - pass.graphSampleTime))
+                self.startAt = nil
+            }
+            let silentLead = written
+            while written < frames, !items.isEmpty {
+                if let startAt = items[0].startAt {
+                    // Silence until the item's time, in the player's timeline.
+                    let now = playerFrames + Int64(written - silentLead)
+                    if startAt > now {
+                        written += Int(min(Int64(frames - written), startAt - now))
+                        continue
+                    }
+                    items[0].startAt = nil
+                }
+                if !items[0].atGraphRate { atGraphRate(&items[0], rate: pass.sampleRate) }
+                let item = items[0]
+                let wanted = Int(min(Int64(frames - written), item.end - item.next))
+                let got = wanted > 0 ? item.source.read(from: item.next, count: wanted, into: buffer, at: written) : 0
+                written += got
+                if got == 0 || item.next + Int64(got) >= item.end {
+                    // A loop goes back to its start (a source that gives nothing there ends it).
+                    if item.loops && item.end > 0 && (got > 0 || item.next > 0) {
+                        items[0].next = 0
+                    } else {
+                        let finished = items.removeFirst()
+                        if let handler = finished.handler { pass.deferred.append(handler) }
+                    }
+                } else {
+                    items[0].next += Int64(got)
+                }
+            }
+            playerFrames += Int64(frames - silentLead)
+        }
+    }
+
+    /// Puts `item` at the graph's rate: a source at another rate is read through a resampler (its frame
+    /// numbers scaled with it); one the resampler cannot take plays at the graph's rate as it is.
+    private func atGraphRate(_ item: inout Item, rate: Int) {
+        item.atGraphRate = true
+        guard item.source.sampleRate != rate, let resampled = ResampledSource(item.source, rate: rate) else { return }
+        item.next = Int64((Double(item.next) / resampled.ratio).rounded())
+        item.end = min(resampled.frameCount, Int64((Double(item.end) / resampled.ratio).rounded()))
+        item.source = resampled
+    }
+}
