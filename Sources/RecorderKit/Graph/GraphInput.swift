@@ -47,6 +47,7 @@ public final class GraphInput: GraphNode, @unchecked Sendable {
 
     public override var inputBusCount: Int { 0 }
     override var kind: String { "input" }
+    override var tapsItsOwn: Bool { true }
 
     /// True while it captures.
     public var isCapturing: Bool { lock.withLock { recorder != nil } }

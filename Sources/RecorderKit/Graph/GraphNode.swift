@@ -103,6 +103,9 @@ public class GraphNode: @unchecked Sendable {
 
     /// Channels the node puts out in `pass`.
     func outputChannels(_ pass: RenderPass) -> Int { 2 }
+
+    /// True for a node that calls its tap itself (a graph input, as it captures), not after each pass.
+    var tapsItsOwn: Bool { false }
 }
 
 /// One render pass: its number and time, the pulls it makes of nodes (each rendered once per pass), and
@@ -147,7 +150,7 @@ final class RenderPass {
         let start = node.sampleTime
         node.sampleTime += Int64(frames)
         node.lastHostTime = hostTime
-        if let tap = node.lock.withLock({ node.tap }) {
+        if !node.tapsItsOwn, let tap = node.lock.withLock({ node.tap }) {
             let copy = GraphTapBuffer(channels: node.buffer.copy(frames: frames), sampleRate: sampleRate,
                                       sampleTime: start, hostTime: hostTime)
             deferred.append { tap.handler(copy) }

@@ -184,6 +184,10 @@ public final class PlaybackGraph: @unchecked Sendable {
     /// True between `start()` and `pause()` or `stop()`.
     public var isRunning: Bool { running.withLock { $0.isRunning } }
 
+    /// Times the stream ran dry while playing since the last `start` after a stop (a gap was heard: a
+    /// render pass came late).
+    public var underrunCount: Int { running.withLock { $0.player }?.underrunCount ?? 0 }
+
     /// The output's sample time and the host time (CLOCK_MONOTONIC ns) of the last render pass; nil
     /// before the first.
     public var lastRenderTime: (sampleTime: Int64, hostTime: UInt64)? {
@@ -269,21 +273,36 @@ public final class PlaybackGraph: @unchecked Sendable {
     /// The output callback: one render pass into `output`, then what it deferred.
     private func render(_ output: inout OutputBuffer) {
         let frames = output.frameCapacity
-        let pass = lock.withLock { () -> RenderPass in
+        let pass = renderPass(frames) { mix in
+            let left = mix.channel(0), right = mix.channel(1)
+            for frame in 0..<frames {
+                output.setSample(left[frame], frame: frame, channel: 0)
+                output.setSample(right[frame], frame: frame, channel: 1)
+            }
+        }
+        pass.deferred.forEach { $0() }
+    }
+
+    /// One render pass of `frames` frames under the lock; `take` reads the output's two channels before
+    /// the lock is released. The caller runs the pass's deferred work.
+    func renderPass(_ frames: Int, take: (GraphBuffer) -> Void) -> RenderPass {
+        lock.withLock {
             passes &+= 1
             let pass = RenderPass(number: passes, hostTime: UInt64(monotonicNanoseconds()), sampleRate: rate,
                                   graphSampleTime: renderedFrames, connections: connections)
-            let mix = pass.pull(self.output, frames: frames)
-            let right = mix.channelCount > 1 ? 1 : 0
-            let left = mix.channel(0), second = mix.channel(right)
-            for frame in 0..<frames {
-                output.setSample(left[frame], frame: frame, channel: 0)
-                output.setSample(second[frame], frame: frame, channel: 1)
-            }
+            take(pass.pull(self.output, frames: frames))
             renderedFrames += Int64(frames)
             lastHostTime = pass.hostTime
             return pass
         }
+    }
+
+    /// Renders `frames` frames without a stream (the graph's tests): the output's two channels. Taps and
+    /// completion handlers run before it returns.
+    func renderOffline(_ frames: Int) -> [[Float]] {
+        var mix: [[Float]] = []
+        let pass = renderPass(frames) { mix = $0.copy(frames: frames) }
         pass.deferred.forEach { $0() }
+        return mix
     }
 }

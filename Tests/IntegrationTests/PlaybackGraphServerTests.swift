@@ -1,0 +1,85 @@
+// RecorderKit's playback graph on a private server: a file scheduled on a player is heard bit for bit, and a
+// capture source connected to the mixer is heard live, resampled into a graph of another rate.
+import Foundation
+import Locking
+import RecorderKit
+import Testing
+import TestSupport
+
+@Suite(.timeLimit(.minutes(2)))
+struct PlaybackGraphServerTests {
+    /// A 16-bit mono noise file scheduled on a player (its completion handler told) is heard on both sides
+    /// of the stereo sink's monitor sample for sample, whole.
+    @Test func aScheduledFileIsHeardBitForBit() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let noise = noiseSamples(count: 44_100, seed: 41)
+            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+            let reference = try await ReferenceCapture(server: server, source: PrivateServer.stereoSink + ".monitor", channels: 2,
+                                                       directory: directory)
+            defer { reference.stop() }
+            let graph = PlaybackGraph()
+            defer { graph.stop() }
+            let player = GraphPlayer()
+            try graph.attach(player)
+            try graph.connect(player, to: graph.mainMixer)
+            let finished = Locked(false)
+            try player.schedule(file: directory + "/noise.wav") { finished.withLock { $0 = true } }
+            try graph.start(device: PrivateServer.stereoSink, server: server.address)
+            player.play()
+            let comparison = try await reference.compare(noise.flatMap { [$0, $0] })
+            #expect(comparison.offset != nil && comparison.covered && comparison.differing == 0, "\(comparison)")
+            try await waitFor("the completion handler") { finished.withLock { $0 } }
+        }
+    }
+
+    /// The 1 kHz sine source (44.1 kHz, mono) connected to the mixer of a 48 kHz graph: the stereo sink's
+    /// monitor hears it live on both sides alike, at 1 kHz (±1 %) and at its level (−9.03 dBFS RMS ± 0.3), unbroken for at least 0.3 s; a tap on the
+    /// input receives its own rate's buffers.
+    @Test func aCaptureSourceIsHeardLiveThroughAGraphOfAnotherRate() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let reference = try await ReferenceCapture(server: server, source: PrivateServer.stereoSink + ".monitor", channels: 2,
+                                                       directory: directory)
+            defer { reference.stop() }
+            let graph = PlaybackGraph(sampleRate: 48_000)
+            defer { graph.stop() }
+            let input = GraphInput(source: PrivateServer.sineSource, server: server.address)
+            #expect(input.sampleRate == 44_100 && input.channelCount == 1)
+            try graph.attach(input)
+            try graph.connect(input, to: graph.mainMixer)
+            let tapRates = Locked<Set<Int>>([])
+            try input.installTap { buffer in tapRates.withLock { _ = $0.insert(buffer.sampleRate) } }
+            try graph.start(device: PrivateServer.stereoSink, server: server.address)
+            #expect(input.isCapturing)
+            let both = try await reference.samples(afterFrames: 88_200)
+            let heard = stride(from: 0, to: both.count, by: 2).map { Float(both[$0]) / 32_768 }
+            #expect(stride(from: 0, to: both.count - 1, by: 2).allSatisfy { both[$0] == both[$0 + 1] }, "the sides differ")
+            graph.stop()
+            #expect(!input.isCapturing && tapRates.withLock { $0 } == [44_100], "\(tapRates.withLock { $0 })")
+            // The longest unbroken stretch of the sine (no 10 ms of silence inside).
+            var best = 0..<0, start: Int?, quiet = 0
+            for (index, sample) in heard.enumerated() {
+                if abs(sample) > 0.01 {
+                    if start == nil { start = index }
+                    quiet = 0
+                } else if let begun = start {
+                    quiet += 1
+                    if quiet > 441 {
+                        if index - quiet - begun > best.count { best = begun..<(index - quiet) }
+                        start = nil
+                    }
+                }
+            }
+            if let begun = start, heard.count - begun > best.count { best = begun..<heard.count }
+            #expect(best.count > 13_230, "the longest unbroken stretch of the sine: \(best.count) frames")
+            guard best.count > 4_410 else { return }
+            let middle = Array(heard[(best.lowerBound + 1_000)..<(best.upperBound - 1_000)])
+            let rising = (1..<middle.count).filter { middle[$0 - 1] < 0 && middle[$0] >= 0 }
+            let frequency = Double(rising.count - 1) * 44_100 / Double(rising.last! - rising.first!)
+            #expect(abs(frequency - 1_000) < 10, "\(frequency) Hz")
+            let rms = 10 * log10(middle.reduce(0) { $0 + Double($1 * $1) } / Double(middle.count))
+            #expect(abs(rms - -9.03) < 0.3, "\(rms) dBFS RMS")
+        }
+    }
+}
