@@ -18,6 +18,7 @@ public final class GraphInput: GraphNode, @unchecked Sendable {
     public let source: String?
     /// The source's own rate and channels (44 100 Hz mono when the server could not be asked).
     public let sampleRate: Int
+    /// The channels captured: the source's, at most 2.
     public let channelCount: Int
     private let server: String?
     private var recorder: Recorder?
@@ -45,6 +46,7 @@ public final class GraphInput: GraphNode, @unchecked Sendable {
         super.init()
     }
 
+    /// None: a source.
     public override var inputBusCount: Int { 0 }
     override var kind: String { "input" }
     override var tapsItsOwn: Bool { true }

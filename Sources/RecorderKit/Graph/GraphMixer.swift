@@ -7,6 +7,7 @@ public final class GraphMixer: GraphNode, @unchecked Sendable {
     // @unchecked Sendable: as GraphNode (`gain` under `lock`).
     private var gain: Float = 1
 
+    /// A mixer with no input, at output volume 1.
     public override init() { super.init() }
 
     /// The gain of the mix, 0…1: clamped; a NaN is ignored.
@@ -15,6 +16,7 @@ public final class GraphMixer: GraphNode, @unchecked Sendable {
         set { if !newValue.isNaN { lock.withLock { gain = min(1, max(0, newValue)) } } }
     }
 
+    /// 4 096: any number in practice.
     public override var inputBusCount: Int { 4_096 }
     override var kind: String { "mixer" }
 

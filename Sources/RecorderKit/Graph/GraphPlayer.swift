@@ -4,7 +4,9 @@
 
 /// How a buffer of samples is scheduled (AVAudioPlayerNodeBufferOptions').
 public struct GraphBufferOptions: OptionSet, Sendable {
+    /// The options' bits (AVAudioPlayerNodeBufferOptions' values).
     public let rawValue: UInt
+    /// Options from their bits.
     public init(rawValue: UInt) { self.rawValue = rawValue }
     /// It plays again and again, until another interrupts it or the player stops.
     public static let loops = GraphBufferOptions(rawValue: 1)
@@ -41,8 +43,10 @@ public final class GraphPlayer: GraphNode, @unchecked Sendable {
     private var playerFrames: Int64 = 0
     private var channels = 2
 
+    /// A player with nothing scheduled, not playing.
     public override init() { super.init() }
 
+    /// None: a source.
     public override var inputBusCount: Int { 0 }
     override var kind: String { "player" }
 
@@ -115,6 +119,7 @@ public final class GraphPlayer: GraphNode, @unchecked Sendable {
         handlers.forEach { $0() }
     }
 
+    /// `stop()`.
     public override func reset() { stop() }
 
     /// Whether it plays.

@@ -24,8 +24,11 @@ public final class GraphFile: GraphFrameSource, @unchecked Sendable {
     private let reader: SoundFileReader
     private var scratch: [Float] = []
     private var position: Int64 = 0
+    /// The file's rate.
     public let sampleRate: Int
+    /// The file's channels.
     public let channelCount: Int
+    /// The frames the file holds.
     public let frameCount: Int64
     /// The file's path.
     public let path: String
@@ -50,6 +53,7 @@ public final class GraphFile: GraphFrameSource, @unchecked Sendable {
 
     deinit { reader.close() }
 
+    /// Reads as `GraphFrameSource` says (NaN or infinite samples read as 0).
     public func read(from frame: Int64, count: Int, into buffer: GraphBuffer, at offset: Int) -> Int {
         guard count > 0, frame >= 0, frame < frameCount else { return 0 }
         if frame != position {

@@ -93,6 +93,7 @@ public final class GraphTimePitch: GraphTimeEffect, @unchecked Sendable {
     private var speed = 1.0
     private var cents = 0.0
 
+    /// A time-pitch at rate 1 and pitch 0 (its input passes unchanged).
     public override init() { super.init() }
 
     /// The speed, 1/32…32: clamped; a NaN is ignored.
@@ -118,6 +119,7 @@ public final class GraphVarispeed: GraphTimeEffect, @unchecked Sendable {
     // @unchecked Sendable: as GraphNode (`speed` under `lock`).
     private var speed = 1.0
 
+    /// A varispeed at rate 1 (its input passes unchanged).
     public override init() { super.init() }
 
     /// The speed, 0.25…4: clamped; a NaN is ignored. The pitch follows (1 200 × log2(rate) cents).
