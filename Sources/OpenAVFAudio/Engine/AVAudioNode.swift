@@ -75,8 +75,8 @@ open class AVAudioNode: NSObject, @unchecked Sendable {
 
     /// Calls `block` with each buffer of what the node puts out on `bus` 0 (standard format, a render pass
     /// or a capture buffer long, whatever `bufferSize` asks; `format` must be nil or the node's output
-    /// format), after it was rendered, on the engine's render thread (the input node's: its capture
-    /// thread). What Apple's engine stops the program for — a second tap, a bus other than 0 — is refused:
+    /// format), as it begins to be heard (its time's host time is that moment), on the engine's render
+    /// thread (the input node's: as captured, on its capture thread). What Apple's engine stops the program for — a second tap, a bus other than 0 — is refused:
     /// the first tap stays, and `OpenAVFAudioLastErrorMessage()` says why.
     open func installTap(onBus bus: AVAudioNodeBus, bufferSize: AVAudioFrameCount, format: AVAudioFormat?,
                          block tapBlock: @escaping AVAudioNodeTapBlock) {

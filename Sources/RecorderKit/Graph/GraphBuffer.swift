@@ -63,7 +63,7 @@ public struct GraphTapBuffer: Sendable {
     public let sampleRate: Int
     /// The node's sample time of the first frame: frames it had put out before.
     public let sampleTime: Int64
-    /// When the pass began (CLOCK_MONOTONIC nanoseconds).
+    /// When its first frame was heard (a graph input's: captured), CLOCK_MONOTONIC nanoseconds.
     public let hostTime: UInt64
 
     /// Frames in each channel.

@@ -58,9 +58,10 @@ public class GraphNode: @unchecked Sendable {
     /// Input buses (0 for a source).
     public var inputBusCount: Int { 1 }
 
-    /// Calls `handler` with a copy of every block of audio the node puts out, after the render pass that
-    /// made it (off the graph's lock, on its render thread; for a `GraphInput`, on the capture thread as
-    /// each buffer arrives). `bufferFrames` (1…1 048 576) is the size asked; blocks are a pass long
+    /// Calls `handler` with a copy of every block of audio the node puts out, when it begins to be heard
+    /// (the stream's clock reaching the render pass that made it: within one pass, 50 ms, after; the
+    /// buffer's `hostTime` is that moment), off the graph's lock, on its render thread; for a `GraphInput`,
+    /// on the capture thread as each buffer arrives. `bufferFrames` (1…1 048 576) is the size asked; blocks are a pass long
     /// (50 ms of the graph's rate) or a capture buffer long. One tap per node: a second is refused.
     /// - Throws: `.invalidState` when a tap is already installed.
     public func installTap(bufferFrames: Int = 4_096, _ handler: @escaping @Sendable (GraphTapBuffer) -> Void) throws(RecorderError) {
@@ -108,6 +109,21 @@ public class GraphNode: @unchecked Sendable {
     var tapsItsOwn: Bool { false }
 }
 
+/// A tap's copy waiting to be heard: delivered when the graph's output frame `outputFrame` (the first of
+/// the pass that made it) begins to be heard.
+struct PendingTap {
+    let handler: @Sendable (GraphTapBuffer) -> Void
+    let channels: [[Float]]
+    let sampleRate: Int
+    let sampleTime: Int64
+    let outputFrame: Int64
+
+    /// Calls the handler, stamped with `hostTime`: when its first frame was heard.
+    func deliver(heardAt hostTime: UInt64) {
+        handler(GraphTapBuffer(channels: channels, sampleRate: sampleRate, sampleTime: sampleTime, hostTime: hostTime))
+    }
+}
+
 /// One render pass: its number and time, the pulls it makes of nodes (each rendered once per pass), and
 /// what it defers until the graph's lock is released (taps, completion handlers).
 final class RenderPass {
@@ -118,6 +134,8 @@ final class RenderPass {
     /// The graph's output sample time at the start of the pass.
     let graphSampleTime: Int64
     var deferred: [() -> Void] = []
+    /// The taps' copies made in this pass, delivered once the pass begins to be heard.
+    var tapped: [PendingTap] = []
     private let connections: [PlaybackGraph.Connection]
 
     init(number: Int, hostTime: UInt64, sampleRate: Int, graphSampleTime: Int64, connections: [PlaybackGraph.Connection]) {
@@ -151,9 +169,8 @@ final class RenderPass {
         node.sampleTime += Int64(frames)
         node.lastHostTime = hostTime
         if !node.tapsItsOwn, let tap = node.lock.withLock({ node.tap }) {
-            let copy = GraphTapBuffer(channels: node.buffer.copy(frames: frames), sampleRate: sampleRate,
-                                      sampleTime: start, hostTime: hostTime)
-            deferred.append { tap.handler(copy) }
+            tapped.append(PendingTap(handler: tap.handler, channels: node.buffer.copy(frames: frames), sampleRate: sampleRate,
+                                     sampleTime: start, outputFrame: graphSampleTime))
         }
         return node.buffer
     }

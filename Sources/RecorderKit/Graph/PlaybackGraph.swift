@@ -11,7 +11,8 @@ import Locking
 ///
 /// The stream is a `Player` with an output callback: each 50 ms buffer of it is one render pass, on the
 /// player's reader thread (never libpulse's), pulling from `output` back to the sources under the
-/// graph's lock; taps and completion handlers run after the pass, with the lock released. Sources at
+/// graph's lock; completion handlers run after the pass, with the lock released, and taps once what they
+/// hold begins to be heard. Sources at
 /// another rate than the graph's (a 48 kHz file in a 44.1 kHz graph, a capture source) are resampled.
 ///
 /// ## Threads
@@ -40,6 +41,8 @@ public final class PlaybackGraph: @unchecked Sendable {
     private var renderedFrames: Int64 = 0
     private var lastHostTime: UInt64 = 0
     private var passes = 0
+    /// Taps' copies not yet heard, oldest first (under `lock`).
+    private var pendingTaps: [PendingTap] = []
     private let running = Locked(Running())
 
     /// The mixer every source is usually connected to; it feeds `output`.
@@ -226,6 +229,7 @@ public final class PlaybackGraph: @unchecked Sendable {
         lock.withLock {
             renderedFrames = 0
             lastHostTime = 0
+            pendingTaps.removeAll()
         }
         do {
             try player.play()
@@ -270,7 +274,8 @@ public final class PlaybackGraph: @unchecked Sendable {
 
     // MARK: Rendering (the player's reader thread)
 
-    /// The output callback: one render pass into `output`, then what it deferred.
+    /// The output callback: one render pass into `output`, then what it deferred, then the taps whose
+    /// audio has begun to be heard.
     private func render(_ output: inout OutputBuffer) {
         let frames = output.frameCapacity
         let pass = renderPass(frames) { mix in
@@ -281,7 +286,25 @@ public final class PlaybackGraph: @unchecked Sendable {
             }
         }
         pass.deferred.forEach { $0() }
+        // The output frame being heard now (the stream's interpolated clock).
+        let heard = running.withLock { $0.player }?.currentFrame ?? 0
+        let now = monotonicNanoseconds()
+        let rate = Int64(max(1, pass.sampleRate))
+        let due = lock.withLock { () -> [PendingTap] in
+            pendingTaps += pass.tapped
+            // Heard (its first frame being played), or too many waiting (a stalled stream): the oldest go now.
+            let count = max(pendingTaps.prefix { $0.outputFrame <= heard }.count, pendingTaps.count - Self.pendingTapLimit)
+            defer { pendingTaps.removeFirst(count) }
+            return Array(pendingTaps.prefix(count))
+        }
+        for tap in due {
+            let ago = max(0, heard - tap.outputFrame) * 1_000_000_000 / rate
+            tap.deliver(heardAt: UInt64(max(0, now - ago)))
+        }
     }
+
+    /// Taps' copies held at most (3.2 s of passes of 50 ms): past that a stalled stream's oldest go unheard.
+    private static let pendingTapLimit = 64
 
     /// One render pass of `frames` frames under the lock; `take` reads the output's two channels before
     /// the lock is released. The caller runs the pass's deferred work.
@@ -303,6 +326,7 @@ public final class PlaybackGraph: @unchecked Sendable {
         var mix: [[Float]] = []
         let pass = renderPass(frames) { mix = $0.copy(frames: frames) }
         pass.deferred.forEach { $0() }
+        pass.tapped.forEach { $0.deliver(heardAt: pass.hostTime) }
         return mix
     }
 }

@@ -240,6 +240,10 @@ public final class Player: AudioMetering, Sendable {
         set { try? seek(to: newValue) }
     }
 
+    /// The frame being heard now (of the file, or of what the output callback produced), from the
+    /// stream's interpolated clock: `currentTime` in frames.
+    var currentFrame: Int64 { feeder.currentFrame }
+
     /// Moves to `seconds` (clamped to 0…`duration`); as setting `currentTime`, but says why it could not.
     /// - Throws: `.invalidFormat` for a NaN, `.invalidState` for an output callback (it cannot seek) or
     ///   after `close()`, `.readFailed` if the file cannot be positioned (standard input from a pipe).
