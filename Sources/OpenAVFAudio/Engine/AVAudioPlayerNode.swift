@@ -99,11 +99,18 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
         player.play()
     }
 
-    /// Plays from `when`'s sample time in the engine's output timeline (`lastRenderTime`'s), to the frame:
-    /// two nodes given the same time start together. A time without a sample time, or nil, starts at once.
+    /// Plays from `when`: its sample time in the engine's output timeline (`lastRenderTime`'s), to the
+    /// frame (two nodes given the same time start together), or, without one, its host time (the moment
+    /// the first frame is heard, from the stream's clock). Nil starts at once.
     public func play(at when: AVAudioTime?) {
-        guard engine?.isRunning == true else { return play() }
-        player.play(at: when.flatMap { $0.isSampleTimeValid ? $0.sampleTime : nil })
+        guard let engine, engine.isRunning else { return play() }
+        var start: Int64?
+        if let when, when.isSampleTimeValid {
+            start = when.sampleTime
+        } else if let when, when.isHostTimeValid {
+            start = engine.graph.sampleTime(forHostTime: when.hostTime)
+        }
+        player.play(at: start)
     }
 
     /// Pauses where it is; `play()` goes on.

@@ -187,6 +187,16 @@ public final class PlaybackGraph: @unchecked Sendable {
     /// True between `start()` and `pause()` or `stop()`.
     public var isRunning: Bool { running.withLock { $0.isRunning } }
 
+    /// The output sample time heard at `hostTime` (CLOCK_MONOTONIC nanoseconds), from the stream's clock
+    /// now: what `GraphPlayer.play(at:)` takes to start a player at a moment. Nil when not running.
+    public func sampleTime(forHostTime hostTime: UInt64) -> Int64? {
+        guard let player = running.withLock({ $0.isRunning ? $0.player : nil }) else { return nil }
+        let heard = player.currentFrame
+        let ahead = Double(Int64(clamping: hostTime) - monotonicNanoseconds()) / 1e9
+        guard ahead.isFinite, abs(ahead) < 1e6 else { return nil }
+        return heard + Int64((ahead * Double(sampleRate)).rounded())
+    }
+
     /// Times the stream ran dry while playing since the last `start` after a stop (a gap was heard: a
     /// render pass came late).
     public var underrunCount: Int { running.withLock { $0.player }?.underrunCount ?? 0 }
