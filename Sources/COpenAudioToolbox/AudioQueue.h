@@ -100,6 +100,13 @@ OAT_ENUM(AudioQueuePropertyID) {
     kAudioQueueProperty_TimePitchBypass = 0x71747062,         // 'qtpb'
 };
 
+// kAudioQueueProperty_TimePitchAlgorithm's values.
+OAT_ENUM(uint32_t) {
+    kAudioQueueTimePitchAlgorithm_Spectral = 0x73706563,      // 'spec'
+    kAudioQueueTimePitchAlgorithm_TimeDomain = 0x7469646F,    // 'tido'
+    kAudioQueueTimePitchAlgorithm_Varispeed = 0x76737064,     // 'vspd'
+};
+
 OAT_ENUM(AudioQueueParameterID) {
     kAudioQueueParam_Volume = 1,
     kAudioQueueParam_PlayRate = 2,

@@ -16,7 +16,8 @@ public func AudioQueueGetPropertySize(_ inAQ: AudioQueueRef, _ inID: AudioQueueP
 private func propertySize(_ id: AudioQueuePropertyID, _ queue: QueueObject) -> Int? {
     switch id {
     case kAudioQueueProperty_IsRunning, kAudioQueueProperty_EnableLevelMetering,
-         kAudioQueueDeviceProperty_NumberChannels, kAudioQueueProperty_MaximumOutputPacketSize:
+         kAudioQueueDeviceProperty_NumberChannels, kAudioQueueProperty_MaximumOutputPacketSize,
+         kAudioQueueProperty_EnableTimePitch, kAudioQueueProperty_TimePitchAlgorithm, kAudioQueueProperty_TimePitchBypass:
         MemoryLayout<UInt32>.size
     case kAudioQueueDeviceProperty_SampleRate: MemoryLayout<Double>.size
     case kAudioQueueProperty_CurrentDevice: MemoryLayout<CFString>.size
@@ -74,6 +75,12 @@ public func AudioQueueGetProperty(_ inAQ: AudioQueueRef, _ inID: AudioQueuePrope
         outData.storeBytes(of: Double(queue.layout.sampleRate), as: Double.self)
     case kAudioQueueProperty_StreamDescription:
         outData.storeBytes(of: queue.description, as: AudioStreamBasicDescription.self)
+    case kAudioQueueProperty_EnableTimePitch:
+        outData.storeBytes(of: UInt32(queue.state.withLock { $0.timePitch.enabled } ? 1 : 0), as: UInt32.self)
+    case kAudioQueueProperty_TimePitchAlgorithm:
+        outData.storeBytes(of: queue.state.withLock { $0.timePitch.algorithm }, as: UInt32.self)
+    case kAudioQueueProperty_TimePitchBypass:
+        outData.storeBytes(of: UInt32(queue.state.withLock { $0.timePitch.bypass } ? 1 : 0), as: UInt32.self)
     case kAudioQueueProperty_CurrentDevice:
         // The caller's CFString variable (a String here), assigned: "" for the default device.
         outData.assumingMemoryBound(to: CFString.self).pointee = queue.state.withLock { $0.device } ?? ""
@@ -89,10 +96,13 @@ private func linear(_ decibels: Float) -> Float {
     decibels <= LevelMeterState.silence ? 0 : Float(pow(10, Double(decibels) / 20))
 }
 
-/// Sets a property: kAudioQueueProperty_EnableLevelMetering (a UInt32, 0 or not), or
-/// kAudioQueueProperty_CurrentDevice (a CFString: a source's or sink's name; before the first start,
-/// kAudioQueueErr_InvalidRunState after). Read-only properties answer kAudioQueueErr_InvalidProperty;
-/// time-pitch, which these queues do not do, kAudioQueueErr_InvalidPropertyValue when turned on.
+/// Sets a property: kAudioQueueProperty_EnableLevelMetering (a UInt32, 0 or not),
+/// kAudioQueueProperty_CurrentDevice (a CFString: a source's or sink's name), and for playback queues
+/// kAudioQueueProperty_EnableTimePitch (before the first start, as Apple asks),
+/// kAudioQueueProperty_TimePitchAlgorithm (spectral, time-domain or varispeed) and
+/// kAudioQueueProperty_TimePitchBypass. A device or time-pitch changed after the first start answers
+/// kAudioQueueErr_InvalidRunState; time-pitch on a recording queue kAudioQueueErr_InvalidPropertyValue; an unknown algorithm the same. Read-only properties answer
+/// kAudioQueueErr_InvalidProperty.
 @discardableResult
 public func AudioQueueSetProperty(_ inAQ: AudioQueueRef, _ inID: AudioQueuePropertyID,
                                   _ inData: UnsafeRawPointer, _ inDataSize: UInt32) -> OSStatus {
@@ -118,9 +128,27 @@ public func AudioQueueSetProperty(_ inAQ: AudioQueueRef, _ inID: AudioQueuePrope
             return false
         }
         return running ? kAudioQueueErr_InvalidRunState : noErr
-    case kAudioQueueProperty_EnableTimePitch:
+    case kAudioQueueProperty_EnableTimePitch, kAudioQueueProperty_TimePitchAlgorithm:
         guard inDataSize >= 4 else { return kAudioQueueErr_InvalidPropertySize }
-        return inData.loadUnaligned(as: UInt32.self) == 0 ? noErr : kAudioQueueErr_InvalidPropertyValue
+        let value = inData.loadUnaligned(as: UInt32.self)
+        let algorithms = [kAudioQueueTimePitchAlgorithm_Spectral, kAudioQueueTimePitchAlgorithm_TimeDomain,
+                          kAudioQueueTimePitchAlgorithm_Varispeed]
+        guard inID != kAudioQueueProperty_TimePitchAlgorithm || algorithms.contains(value) else {
+            return kAudioQueueErr_InvalidPropertyValue
+        }
+        guard value == 0 || inID != kAudioQueueProperty_EnableTimePitch || !queue.isInput else {
+            return kAudioQueueErr_InvalidPropertyValue
+        }
+        return queue.state.withLock { state -> OSStatus in
+            guard state.player == nil, state.recorder == nil else { return kAudioQueueErr_InvalidRunState }
+            if inID == kAudioQueueProperty_EnableTimePitch { state.timePitch.enabled = value != 0 } else { state.timePitch.algorithm = value }
+            return noErr
+        }
+    case kAudioQueueProperty_TimePitchBypass:
+        guard inDataSize >= 4 else { return kAudioQueueErr_InvalidPropertySize }
+        let bypass = inData.loadUnaligned(as: UInt32.self) != 0
+        queue.applyTimePitch { $0.bypass = bypass }
+        return noErr
     default:
         return kAudioQueueErr_InvalidProperty
     }
@@ -137,8 +165,8 @@ public func AudioQueueGetParameter(_ inAQ: AudioQueueRef, _ inParamID: AudioQueu
         case kAudioQueueParam_Volume: state.volume
         case kAudioQueueParam_Pan: state.pan
         case kAudioQueueParam_VolumeRampTime: state.volumeRampTime
-        case kAudioQueueParam_PlayRate: 1
-        case kAudioQueueParam_Pitch: 0
+        case kAudioQueueParam_PlayRate: state.timePitch.rate
+        case kAudioQueueParam_Pitch: state.timePitch.pitch
         default: nil
         }
     }
@@ -147,9 +175,10 @@ public func AudioQueueGetParameter(_ inAQ: AudioQueueRef, _ inParamID: AudioQueu
     return noErr
 }
 
-/// Sets a playback parameter at once: volume (clamped to 0…1) and pan (−1…1; a mono queue is not
-/// panned); the ramp time is kept but a change is immediate. A NaN, a rate other than 1 or a pitch other
-/// than 0 (time-pitch is not enabled on these queues) is refused with kAudioQueueErr_InvalidParameter.
+/// Sets a playback parameter at once: volume (clamped to 0…1), pan (−1…1), the play rate (0.5…2) and
+/// pitch (−2400…2400 cents), which act once kAudioQueueProperty_EnableTimePitch was set before the start
+/// (the pitch with the spectral algorithm only, as Apple's); the ramp time is kept but a change is
+/// immediate. A NaN is refused with kAudioQueueErr_InvalidParameter.
 @discardableResult
 public func AudioQueueSetParameter(_ inAQ: AudioQueueRef, _ inParamID: AudioQueueParameterID,
                                    _ inValue: AudioQueueParameterValue) -> OSStatus {
@@ -173,9 +202,9 @@ public func AudioQueueSetParameter(_ inAQ: AudioQueueRef, _ inParamID: AudioQueu
     case kAudioQueueParam_VolumeRampTime:
         queue.state.withLock { $0.volumeRampTime = max(0, inValue) }
     case kAudioQueueParam_PlayRate:
-        return inValue == 1 ? noErr : kAudioQueueErr_InvalidParameter
+        queue.applyTimePitch { $0.rate = min(max(inValue, 0.5), 2) }
     case kAudioQueueParam_Pitch:
-        return inValue == 0 ? noErr : kAudioQueueErr_InvalidParameter
+        queue.applyTimePitch { $0.pitch = min(max(inValue, -2_400), 2_400) }
     default:
         return kAudioQueueErr_InvalidParameter
     }

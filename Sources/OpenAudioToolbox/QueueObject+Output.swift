@@ -38,20 +38,24 @@ extension QueueObject {
             QueueRegistry.noteFailure(error)
             return Self.status(for: error)
         }
-        let settings = state.withLock { state -> (Float, Float, Bool)? in
+        let settings = state.withLock { state -> (Float, Float, Bool, (rate: Double, pitch: Double))? in
             guard !state.disposed, state.player == nil else { return nil }
             state.player = player
             state.run = .running
             state.stopWhenDrained = false
-            return (state.volume, state.pan, state.meteringEnabled)
+            return (state.volume, state.pan, state.meteringEnabled, state.timePitch.applied)
         }
-        guard let (volume, pan, metering) = settings else {
+        guard let (volume, pan, metering, stretch) = settings else {
             player.close()
             return kAudioQueueErr_DisposalPending
         }
         player.volume = volume
         player.pan = pan
         player.isMeteringEnabled = metering
+        if stretch != (1, 0) {
+            player.rate = stretch.rate
+            player.pitch = stretch.pitch
+        }
         let events = player.events()
         Task.detached { [weak self] in
             for await event in events {
@@ -64,6 +68,17 @@ extension QueueObject {
         notifyListeners(of: kAudioQueueProperty_IsRunning)
         play(player, at: time)
         return noErr
+    }
+
+    /// Changes the time-pitch settings and gives the playing player the rate and pitch they make.
+    func applyTimePitch(_ change: (inout TimePitch) -> Void) {
+        let (player, stretch) = state.withLock { state -> (Player?, (rate: Double, pitch: Double)) in
+            change(&state.timePitch)
+            return (state.player, state.timePitch.applied)
+        }
+        guard let player, player.rate != stretch.rate || player.pitch != stretch.pitch else { return }
+        player.rate = stretch.rate
+        player.pitch = stretch.pitch
     }
 
     /// Starts `player` without waiting for it: it fills its buffers ahead from the enqueued ones, and

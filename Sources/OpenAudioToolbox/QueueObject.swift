@@ -29,6 +29,26 @@ final class QueueObject: @unchecked Sendable {
         var userData: UnsafeMutableRawPointer?
     }
 
+    /// A playback queue's time-pitch settings, and what they ask of its `Player`.
+    struct TimePitch {
+        var enabled = false
+        var algorithm: UInt32 = kAudioQueueTimePitchAlgorithm_Spectral
+        var bypass = false
+        var rate: Float = 1
+        var pitch: Float = 0
+
+        /// The player's rate and pitch: none unless enabled and not bypassed; varispeed moves the pitch
+        /// with the rate; the time-domain algorithm keeps the pitch, as Apple's does.
+        var applied: (rate: Double, pitch: Double) {
+            guard enabled, !bypass else { return (1, 0) }
+            switch algorithm {
+            case kAudioQueueTimePitchAlgorithm_Varispeed: return (Double(rate), 1_200 * log2(Double(rate)))
+            case kAudioQueueTimePitchAlgorithm_TimeDomain: return (Double(rate), 0)
+            default: return (Double(rate), Double(pitch))
+            }
+        }
+    }
+
     /// A timeline (AudioQueueCreateTimeline): the handle given out, and the underruns counted when it
     /// was last asked.
     struct Timeline {
@@ -58,6 +78,8 @@ final class QueueObject: @unchecked Sendable {
         var volume: Float = 1
         var pan: Float = 0
         var volumeRampTime: Float = 0
+        /// Time-pitch (playback): enabled before the first start, its algorithm, bypass, rate and pitch.
+        var timePitch = TimePitch()
         /// kAudioQueueProperty_CurrentDevice: the source or sink to use (nil: the default, or PULSE_SOURCE's /
         /// PULSE_SINK's).
         var device: String?

@@ -161,7 +161,8 @@ struct AudioQueueCallTests {
     }
 
     /// Properties: IsRunning 0 before a start, the format as given, metering off until enabled (silence
-    /// then), sizes checked; parameters: volume clamped, pan clamped, NaN, a rate and a pitch refused.
+    /// then), time-pitch on a playback queue (not a recording one; Apple's algorithms only), sizes checked;
+    /// parameters: volume, pan, play rate (0.5…2) and pitch (±2400) clamped, NaN refused.
     @Test func propertiesAndParametersTakeAppleValuesAndRefuseTheRest() throws {
         var format = pcm(channels: 2)
         format.mFormatFlags |= kLinearPCMFormatFlagIsBigEndian
@@ -196,7 +197,21 @@ struct AudioQueueCallTests {
         #expect(AudioQueueGetProperty(queue, kAudioQueueProperty_EnableLevelMetering, &running, &size) == noErr)
         #expect(running == 1)
         #expect(AudioQueueSetProperty(queue, kAudioQueueProperty_StreamDescription, &described, 40) == kAudioQueueErr_InvalidProperty)
-        #expect(AudioQueueSetProperty(queue, kAudioQueueProperty_EnableTimePitch, &on, 4) == kAudioQueueErr_InvalidPropertyValue)
+        #expect(AudioQueueSetProperty(queue, kAudioQueueProperty_EnableTimePitch, &on, 4) == noErr)
+        #expect(AudioQueueGetProperty(queue, kAudioQueueProperty_EnableTimePitch, &running, &size) == noErr && running == 1)
+        var algorithm = kAudioQueueTimePitchAlgorithm_Varispeed
+        #expect(AudioQueueSetProperty(queue, kAudioQueueProperty_TimePitchAlgorithm, &algorithm, 4) == noErr)
+        #expect(AudioQueueGetProperty(queue, kAudioQueueProperty_TimePitchAlgorithm, &running, &size) == noErr
+                && running == kAudioQueueTimePitchAlgorithm_Varispeed)
+        algorithm = 0x6E6F_6E65  // 'none'
+        #expect(AudioQueueSetProperty(queue, kAudioQueueProperty_TimePitchAlgorithm, &algorithm, 4) == kAudioQueueErr_InvalidPropertyValue)
+        #expect(AudioQueueSetProperty(queue, kAudioQueueProperty_TimePitchBypass, &on, 4) == noErr)
+        #expect(AudioQueueGetProperty(queue, kAudioQueueProperty_TimePitchBypass, &running, &size) == noErr && running == 1)
+        var recording = pcm()
+        var input: AudioQueueRef?
+        #expect(AudioQueueNewInput(&recording, ignoreInput, nil, nil, nil, 0, &input) == noErr)
+        #expect(AudioQueueSetProperty(try #require(input), kAudioQueueProperty_EnableTimePitch, &on, 4) == kAudioQueueErr_InvalidPropertyValue)
+        AudioQueueDispose(input!, true)
         #expect(AudioQueueGetProperty(queue, 0x7878_7878, &running, &size) == kAudioQueueErr_InvalidProperty)
         #expect(AudioQueueAddPropertyListener(queue, kAudioQueueProperty_CurrentLevelMeter, ignoreProperty, nil) == kAudioQueueErr_InvalidProperty)
         #expect(AudioQueueAddPropertyListener(queue, kAudioQueueProperty_IsRunning, ignoreProperty, nil) == noErr)
@@ -228,9 +243,13 @@ struct AudioQueueCallTests {
         }
         #expect(AudioQueueSetParameter(queue, kAudioQueueParam_Pan, -1e30) == noErr)
         #expect(AudioQueueGetParameter(queue, kAudioQueueParam_Pan, &value) == noErr && value == -1)
-        #expect(AudioQueueSetParameter(queue, kAudioQueueParam_PlayRate, 1) == noErr)
-        #expect(AudioQueueSetParameter(queue, kAudioQueueParam_PlayRate, 2) == kAudioQueueErr_InvalidParameter)
-        #expect(AudioQueueSetParameter(queue, kAudioQueueParam_Pitch, 1e9) == kAudioQueueErr_InvalidParameter)
+        for (parameter, input, kept) in [(kAudioQueueParam_PlayRate, Float(1.5), Float(1.5)), (kAudioQueueParam_PlayRate, 5, 2),
+                                         (kAudioQueueParam_PlayRate, 0, 0.5), (kAudioQueueParam_Pitch, 1e9, 2_400),
+                                         (kAudioQueueParam_Pitch, -300, -300)] {
+            #expect(AudioQueueSetParameter(queue, parameter, input) == noErr)
+            #expect(AudioQueueGetParameter(queue, parameter, &value) == noErr && value == kept, "\(parameter) \(input): \(value)")
+        }
+        #expect(AudioQueueSetParameter(queue, kAudioQueueParam_PlayRate, .nan) == kAudioQueueErr_InvalidParameter)
         #expect(AudioQueueSetParameter(queue, 99, 1) == kAudioQueueErr_InvalidParameter)
         #expect(AudioQueueGetParameter(queue, 99, &value) == kAudioQueueErr_InvalidParameter)
         var startTime = AudioTimeStamp()

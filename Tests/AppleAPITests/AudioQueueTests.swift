@@ -130,6 +130,35 @@ struct AudioQueuePlaybackTests {
         }
     }
 
+    /// Time-pitch on a playback queue (enabled before the start, as Apple's code does): two seconds of a
+    /// 1 kHz tone at play rate 2 (time-domain) are heard for one second at 1 kHz; at pitch +1200 cents
+    /// (spectral), for two seconds at 2 kHz (each ±1 %, the length within a buffer).
+    @Test(arguments: [("rate=2", 1_000.0, 44_100), ("pitch=1200", 2_000.0, 88_200)])
+    func aPlaybackQueueStretchesAndShiftsPitch(setting: String, frequency expected: Double, frames: Int) async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let tone = (0..<88_200).map { Int16((0.5 * sin(2 * Double.pi * 1_000 * Double($0) / 44_100) * 32_767).rounded()) }
+            let input = directory + "/tone.raw"
+            try Data(ProbeFormat("s16le").bytes(tone.map { Double($0) / 32_768 })).write(to: URL(fileURLWithPath: input))
+            let reference = try await ReferenceCapture(server: server, source: PrivateServer.monoSink + ".monitor", directory: directory)
+            defer { reference.stop() }
+            let probe = try builtProduct("audioqueue-probe")
+            let environment = server.environment(sink: PrivateServer.monoSink)
+            let result = try await offThread { try runProcess(probe, ["play", "s16le", input, setting], environment: environment) }
+            #expect(result.status == 0, "\(result.stderr)")
+            let heard = try await reference.samples(afterFrames: 4_410).map { Double($0) / 32_768 }
+            guard let first = heard.firstIndex(where: { abs($0) > 0.1 }), let last = heard.lastIndex(where: { abs($0) > 0.1 }) else {
+                Issue.record("\(setting): nothing heard")
+                return
+            }
+            #expect(abs(last - first - frames) < 4_410, "\(setting): \(last - first) frames heard")
+            let middle = Array(heard[(first + 2_205)..<(last - 2_205)])
+            let rising = (1..<middle.count).filter { middle[$0 - 1] < 0 && middle[$0] >= 0 }
+            let measured = Double(rising.count - 1) * 44_100 / Double(rising.last! - rising.first!)
+            #expect(abs(measured - expected) < expected / 100, "\(setting): \(measured) Hz")
+        }
+    }
+
     /// A start time half a second ahead, as a sample time on the device's timeline: before it the queue's
     /// time reads 0 (nothing heard), at the end every frame played, and the monitor hears the file whole,
     /// sample for sample, after the silence.

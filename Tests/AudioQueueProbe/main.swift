@@ -3,14 +3,15 @@
 // choose, as for any libpulse program), and prints what the queue reported.
 //
 //   audioqueue-probe record FORMAT FRAMES OUT [runloop] [device=NAME]
-//   audioqueue-probe play FORMAT IN [runloop] [device=NAME] [at=SECONDS]
+//   audioqueue-probe play FORMAT IN [runloop] [device=NAME] [at=SECONDS] [rate=R | pitch=CENTS]
 //   audioqueue-probe start-input FORMAT [device=NAME]   (prints AudioQueueStart's status and the error message)
 //
 // FORMAT: s16le, s16be, s24le, s24be, s32le, s32be, f32le or f32be, then ":CHANNELS" (e.g. f32le:2);
 // 44 100 Hz. "runloop": callbacks on the main run loop; otherwise on the queue's own thread. "device=NAME":
 // the source or sink through kAudioQueueProperty_CurrentDevice. "at=SECONDS": playback starts that long
 // after AudioQueueStart, as a sample time on the device's timeline; the queue's time is printed a quarter
-// of a second after the start call (if asked before the start time) and at the end.
+// of a second after the start call (if asked before the start time) and at the end. "rate=R": time-pitch
+// enabled, time-domain algorithm, kAudioQueueParam_PlayRate R; "pitch=CENTS": spectral, kAudioQueueParam_Pitch.
 import Foundation
 import OpenAudioToolbox
 import Synchronization
@@ -132,7 +133,22 @@ func wait(until probe: Probe, onRunLoop: Bool) {
 
 let device = CommandLine.arguments.first { $0.hasPrefix("device=") }.map { String($0.dropFirst("device=".count)) }
 let delay = CommandLine.arguments.first { $0.hasPrefix("at=") }.flatMap { Double($0.dropFirst("at=".count)) }
-let arguments = CommandLine.arguments.filter { !$0.hasPrefix("device=") && !$0.hasPrefix("at=") }
+let playRate = CommandLine.arguments.first { $0.hasPrefix("rate=") }.flatMap { Float($0.dropFirst("rate=".count)) }
+let pitch = CommandLine.arguments.first { $0.hasPrefix("pitch=") }.flatMap { Float($0.dropFirst("pitch=".count)) }
+let arguments = CommandLine.arguments.filter { argument in
+    !["device=", "at=", "rate=", "pitch="].contains { argument.hasPrefix($0) }
+}
+
+/// Turns time-pitch on, as Apple's code does before the first start, when a rate or a pitch was asked.
+func stretch(_ queue: AudioQueueRef) {
+    guard playRate != nil || pitch != nil else { return }
+    var on: UInt32 = 1
+    check(AudioQueueSetProperty(queue, kAudioQueueProperty_EnableTimePitch, &on, 4), "AudioQueueSetProperty(EnableTimePitch)")
+    var algorithm = pitch != nil ? kAudioQueueTimePitchAlgorithm_Spectral : kAudioQueueTimePitchAlgorithm_TimeDomain
+    check(AudioQueueSetProperty(queue, kAudioQueueProperty_TimePitchAlgorithm, &algorithm, 4), "AudioQueueSetProperty(TimePitchAlgorithm)")
+    if let playRate { check(AudioQueueSetParameter(queue, kAudioQueueParam_PlayRate, playRate), "AudioQueueSetParameter(PlayRate)") }
+    if let pitch { check(AudioQueueSetParameter(queue, kAudioQueueParam_Pitch, pitch), "AudioQueueSetParameter(Pitch)") }
+}
 guard arguments.count >= 3 else { fail("usage: audioqueue-probe record|play|start-input FORMAT …") }
 
 /// Chooses the queue's device when one was asked for.
@@ -183,6 +199,7 @@ case "play" where arguments.count >= 4:
           "AudioQueueNewOutput")
     guard let queue else { fail("no queue") }
     choose(queue)
+    stretch(queue)
     check(AudioQueueAddPropertyListener(queue, kAudioQueueProperty_IsRunning, runningChanged,
                                         Unmanaged.passUnretained(probe).toOpaque()), "AudioQueueAddPropertyListener")
     // Apple's idiom: fill every buffer through the callback before starting.

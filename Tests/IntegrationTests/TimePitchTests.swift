@@ -97,8 +97,9 @@ struct TimePitchTests {
         #expect(abs(slow - 176_400) <= 4_410 && abs(low - 500) <= 5, "\(slow) frames at \(low) Hz")
     }
 
-    /// Out-of-range and non-finite values are clamped or ignored, never a trap; a callback's player and
-    /// one of more channels than SoundTouch takes keep their own speed and say so by reading back 1.
+    /// Out-of-range and non-finite values are clamped or ignored, never a trap; a player of a 16-bit output
+    /// callback takes them, one of float samples (or of more channels than SoundTouch takes) keeps its own
+    /// speed and says so by reading back 1.
     @Test func hostileRatesAndPitchesAreClampedOrIgnored() async throws {
         try await withPrivateServer { server in
             let player = try Player(contentsOf: try tone(), device: PrivateServer.monoSink, server: server.address)
@@ -111,12 +112,19 @@ struct TimePitchTests {
                 player.pitch = value
                 #expect(player.pitch == expected, "pitch \(value): \(player.pitch)")
             }
+            // A 16-bit callback's player stretches (as an Audio Queue's time-pitch); a float one keeps its speed.
             let callback = try Player(format: try StreamFormat(sampleRate: 44_100, channelCount: 1),
                                       device: PrivateServer.monoSink, server: server.address) { $0.frameCount = 0 }
             defer { callback.close() }
             callback.rate = 2
             callback.pitch = 100
-            #expect(callback.rate == 1 && callback.pitch == 0)
+            #expect(callback.rate == 2 && callback.pitch == 100)
+            let floats = try Player(format: try StreamFormat(sampleRate: 44_100, channelCount: 1, sampleFormat: .float32),
+                                    device: PrivateServer.monoSink, server: server.address) { $0.frameCount = 0 }
+            defer { floats.close() }
+            floats.rate = 2
+            floats.pitch = 100
+            #expect(floats.rate == 1 && floats.pitch == 0)
         }
     }
 }

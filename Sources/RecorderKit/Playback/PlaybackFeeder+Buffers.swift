@@ -47,7 +47,20 @@ extension PlaybackFeeder {
         let destination = pool.bytes(of: index)
         switch source {
         case .file(let reader) where state.stretcher != nil:
-            (frames, advanced) = fillStretched(reader, state.stretcher!, into: destination, wanted: wanted)
+            (frames, advanced) = fillStretched(state.stretcher!, into: destination, wanted: wanted) { scratch, capacity in
+                let read = reader.read(into: scratch, frames: capacity)
+                if read == 0 {
+                    if decodeFailed(reader) { return nil }
+                    if rewoundForALoop(reader) { return -1 }
+                }
+                return read
+            }
+            // Past the end only when looping (at the end, the end: as the unstretched path leaves it).
+            if reader.frameCount > 0, state.decodeFrame > reader.frameCount { state.decodeFrame %= reader.frameCount }
+        case .callback(let handler) where state.stretcher != nil:
+            (frames, advanced) = fillStretched(state.stretcher!, into: destination, wanted: wanted) { scratch, capacity in
+                callbackSource(handler, into: scratch, capacity: capacity)
+            }
         case .file(let reader):
             while frames < wanted {
                 let read = state.scratch.withUnsafeMutableBufferPointer {
@@ -72,11 +85,12 @@ extension PlaybackFeeder {
             advanced = Int64(frames)
         case .callback(let handler):
             memset(destination, 0, capacity * format.bytesPerFrame)
-            var buffer = OutputBuffer(startFrame: state.decodeFrame, frameCapacity: wanted, format: format,
+            var buffer = OutputBuffer(startFrame: state.producedFrames, frameCapacity: wanted, format: format,
                                       bytes: UnsafeMutableRawBufferPointer(start: destination, count: wanted * format.bytesPerFrame))
             handler(&buffer)
             frames = max(0, min(wanted, buffer.frameCount))
             if frames < wanted { state.sourceEnded = true }
+            state.producedFrames += Int64(frames)
             state.decodeFrame += Int64(frames)
             advanced = Int64(frames)
         }
@@ -108,11 +122,13 @@ extension PlaybackFeeder {
         return true
     }
 
-    /// Fills `destination` with up to `wanted` frames out of the stretcher, reading the file into it
-    /// as it asks (looping as `numberOfLoops` says; at the end it lets out what it holds). Returns the
-    /// frames put there and the file frames they stand for.
-    private func fillStretched(_ reader: SoundFileReader, _ stretcher: TimeStretcher,
-                               into destination: UnsafeMutableRawPointer, wanted: Int) -> (frames: Int, advanced: Int64) {
+    /// Fills `destination` with up to `wanted` frames out of the stretcher, putting source frames into it
+    /// as it asks: `read(scratch, capacity)` puts up to `capacity` interleaved float frames in `scratch`
+    /// and returns how many (0: the source has ended, and the stretcher lets out what it holds; −1: it went
+    /// back to its start for a loop, read again; nil: it failed, stop here). Returns the frames put there
+    /// and the source frames they stand for.
+    private func fillStretched(_ stretcher: TimeStretcher, into destination: UnsafeMutableRawPointer, wanted: Int,
+                               read: (UnsafeMutablePointer<Float>, Int) -> Int?) -> (frames: Int, advanced: Int64) {
         let channels = format.channelCount
         let capacity = pool.capacityBytes / format.bytesPerFrame
         let began = stretcher.sourcePosition
@@ -132,18 +148,33 @@ extension PlaybackFeeder {
                 state.sourceEnded = true
                 break
             }
-            let read = state.scratch.withUnsafeMutableBufferPointer { reader.read(into: $0.baseAddress!, frames: capacity) }
-            if read == 0 {
-                if decodeFailed(reader) { break }
-                if !rewoundForALoop(reader) { stretcher.flush() }
+            guard let got = state.scratch.withUnsafeMutableBufferPointer({ read($0.baseAddress!, capacity) }) else { break }
+            if got < 0 { continue }
+            if got == 0 {
+                stretcher.flush()
                 continue
             }
-            state.scratch.withUnsafeBufferPointer { stretcher.put($0.baseAddress!, frames: read) }
+            state.scratch.withUnsafeBufferPointer { stretcher.put($0.baseAddress!, frames: got) }
+            if got < capacity, case .callback = source { stretcher.flush() }  // a short buffer is the callback's last
         }
-        let position = Int64(stretcher.sourcePosition.rounded())
-        // Past the end only when looping (at the end, the end: as the unstretched path leaves it).
-        state.decodeFrame = reader.frameCount > 0 && position > reader.frameCount ? position % reader.frameCount : position
+        state.decodeFrame = Int64(stretcher.sourcePosition.rounded())
         return (frames, Int64((stretcher.sourcePosition - began).rounded()))
+    }
+
+    /// Asks the output callback for up to `capacity` frames (in the stream's 16-bit format, into the
+    /// feeder's callback scratch) and decodes them to floats in `scratch`; returns how many it gave.
+    private func callbackSource(_ handler: @Sendable (inout OutputBuffer) -> Void, into scratch: UnsafeMutablePointer<Float>,
+                                capacity: Int) -> Int {
+        let bytes = state.callbackBytes
+        memset(bytes, 0, capacity * format.bytesPerFrame)
+        var buffer = OutputBuffer(startFrame: state.producedFrames, frameCapacity: capacity, format: format,
+                                  bytes: UnsafeMutableRawBufferPointer(start: bytes, count: capacity * format.bytesPerFrame))
+        handler(&buffer)
+        let frames = max(0, min(capacity, buffer.frameCount))
+        state.producedFrames += Int64(frames)
+        _ = format.sampleFormat.decode(UnsafeRawBufferPointer(start: bytes, count: frames * format.bytesPerFrame),
+                                       into: UnsafeMutableBufferPointer(start: scratch, count: frames * format.channelCount))
+        return frames
     }
 
     /// Keeps a copy of a filled buffer and its place until it is heard.

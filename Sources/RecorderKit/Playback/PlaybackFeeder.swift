@@ -58,9 +58,14 @@ final class FeederState: @unchecked Sendable {
     var exiting = false
     /// Copies of written buffers until heard, for the meters: `slots` of `slotBytes`.
     let history: UnsafeMutableRawPointer
+    /// An output callback's frames produced so far (its buffers' `startFrame`).
+    var producedFrames: Int64 = 0
+    /// Where an output callback writes a buffer the stretcher then takes (`slotBytes`).
+    let callbackBytes: UnsafeMutableRawPointer
 
     init(slots: Int, slotBytes: Int, bufferFrames: Int, format: StreamFormat) {
         history = .allocate(byteCount: slots * slotBytes, alignment: 16)
+        callbackBytes = .allocate(byteCount: slotBytes, alignment: 16)
         freeSlots = Array((0..<slots).reversed())
         pending.reserveCapacity(slots)
         scratch = [Float](repeating: 0, count: bufferFrames * format.channelCount)
@@ -68,7 +73,10 @@ final class FeederState: @unchecked Sendable {
         meterScratch = Readout.silentLevels(format)
     }
 
-    deinit { history.deallocate() }
+    deinit {
+        history.deallocate()
+        callbackBytes.deallocate()
+    }
 }
 
 /// The player's worker and what it owns: the source, the buffer pool's producer side, the stream's
@@ -205,7 +213,7 @@ final class PlaybackFeeder: WorkerBody {
             stream.withLock { stream.setVolume(volume, $0) }
         case .timePitch:
             let (rate, pitch) = control.withLock { ($0.rate, $0.pitch) }
-            if state.stretcher == nil, rate != 1 || pitch != 0, case .file = source {
+            if state.stretcher == nil, rate != 1 || pitch != 0, stretches {
                 // From the next frame decoded on: what is already in buffers plays as it was.
                 state.stretcher = TimeStretcher(channelCount: format.channelCount, sampleRate: format.sampleRate)
                 state.stretcher?.clear(at: state.decodeFrame)
@@ -216,6 +224,13 @@ final class PlaybackFeeder: WorkerBody {
             state.mode = .idle
             state.exiting = true
         }
+    }
+
+    /// Whether the source can be stretched: a file, or an output callback of 16-bit samples (what comes out
+    /// of the stretcher is written as 16-bit).
+    private var stretches: Bool {
+        if case .file = source { return true }
+        return format.sampleFormat == .int16
     }
 
     /// The volume and pan asked, as PulseAudio per-channel volumes of the stream (two for a mono source

@@ -287,8 +287,10 @@ public final class Player: AudioMetering, Sendable {
     /// time-stretch, as AVAudioUnitTimePitch's `rate`). 1/32 to 32; values outside are clamped, a NaN
     /// or an infinity ignored. Takes effect from the next buffer decoded (what the stream already holds,
     /// a few tenths of a second, plays as it was); `currentTime`, `duration` and the readings' frames stay
-    /// in the file's time, and the meters measure what is heard. A player of an output callback, or of
-    /// more than 16 channels, plays at its own speed: `rate` stays 1. Any thread.
+    /// in the file's time (for an output callback, in the frames it produced), and the meters measure what
+    /// is heard. An output callback is stretched when its format is 16-bit (as AudioQueue's time-pitch
+    /// takes its buffers); one of other samples, or a player of more than 16 channels, plays at its own
+    /// speed: `rate` stays 1. Any thread.
     public var rate: Double {
         get { feeder.control.withLock { $0.rate } }
         set {
@@ -312,8 +314,10 @@ public final class Player: AudioMetering, Sendable {
         }
     }
 
-    /// A file's player whose channels SoundTouch can process.
-    private var canStretch: Bool { playsFile && TimeStretcher.channelCounts.contains(format.channelCount) }
+    /// A player of a file, or of a 16-bit output callback, whose channels SoundTouch can process.
+    private var canStretch: Bool {
+        (playsFile || format.sampleFormat == .int16) && TimeStretcher.channelCounts.contains(format.channelCount)
+    }
 
     /// How many times to play the file again after the first (AVAudioPlayer's): 0 plays it once, 2
     /// three times back to back (frame-exact), any negative number forever. A source that cannot seek
