@@ -33,6 +33,36 @@ struct PlaybackGraphServerTests {
         }
     }
 
+    /// Handlers that tear the graph down from inside: a tap that removes itself and detaches its node, a
+    /// completion handler that stops the graph (both on the render thread, the second on the stream's own
+    /// callback). Nothing hangs, and the graph
+    /// stops.
+    @Test func handlersThatStopTheGraphFromInsideDoNotHang() async throws {
+        try await withPrivateServer { server in
+            let graph = PlaybackGraph()
+            let player = GraphPlayer(), other = GraphPlayer()
+            try graph.attach(player)
+            try graph.attach(other)
+            try graph.connect(player, to: graph.mainMixer)
+            try graph.connect(other, to: graph.mainMixer)
+            let tapped = Locked(0)
+            try other.installTap { _ in
+                tapped.withLock { $0 += 1 }
+                other.removeTap()
+                graph.detach(other)
+            }
+            let stopped = Locked(false)
+            player.schedule(samples: [[Float](repeating: 0.1, count: 22_050)], sampleRate: 44_100) {
+                graph.stop()
+                stopped.withLock { $0 = true }
+            }
+            try graph.start(device: PrivateServer.monoSink, server: server.address)
+            player.play()
+            try await waitFor("the completion handler to stop the graph", ceiling: 20) { stopped.withLock { $0 } }
+            #expect(!graph.isRunning && tapped.withLock { $0 } == 1 && other.attachedGraph == nil)
+        }
+    }
+
     /// The 1 kHz sine source (44.1 kHz, mono) connected to the mixer of a 48 kHz graph: the stereo sink's
     /// monitor hears it live on both sides alike, at 1 kHz (±1 %) and at its level (−9.03 dBFS RMS ± 0.3), unbroken for at least 0.3 s; a tap on the
     /// input receives its own rate's buffers.
