@@ -6,6 +6,7 @@
 //   avfaudio-probe engine-mix A B TAP [N]  two player nodes into the main mixer, started at one sample time
 //                                          (B scheduled at player time N, 0 by default); the mixer's tap
 //                                          written to TAP (float, interleaved stereo)
+//   avfaudio-probe route -                  the session's route, inputs, and its refusals of route choices
 import Foundation
 import OpenAVFAudio
 
@@ -28,6 +29,7 @@ func main() throws {
         exit(2)
     }
     if arguments[1] == "engine-mix" { return try engineMix(Array(arguments.dropFirst(2))) }
+    if arguments[1] == "route" { return route() }
     let url = URL(fileURLWithPath: arguments[2])
     let settings: [String: Any] = [AVFormatIDKey: Int(kAudioFormatLinearPCM), AVSampleRateKey: 44_100.0,
                                    AVNumberOfChannelsKey: 1, AVLinearPCMBitDepthKey: 16]
@@ -120,4 +122,26 @@ do {
 } catch {
     print("error: \(error.localizedDescription)")
     exit(1)
+}
+
+/// The session's route as porters' code reads it, and what it says to a chosen input or output.
+@MainActor
+func route() {
+    let session = AVAudioSession.sharedInstance()
+    let route = session.currentRoute
+    print("inputs: " + route.inputs.map { "\($0.uid) (\($0.portType.rawValue))" }.joined(separator: ", "))
+    print("outputs: " + route.outputs.map { "\($0.uid) (\($0.portType.rawValue))" }.joined(separator: ", "))
+    print("available inputs: " + (session.availableInputs ?? []).map(\.uid).sorted().joined(separator: ", "))
+    do {
+        try session.setPreferredInput(session.availableInputs?.first)
+        print("setPreferredInput accepted")
+    } catch {
+        print("setPreferredInput: \(error.localizedDescription)")
+    }
+    do {
+        try session.overrideOutputAudioPort(.speaker)
+        print("overrideOutputAudioPort accepted")
+    } catch {
+        print("overrideOutputAudioPort: \(error.localizedDescription)")
+    }
 }

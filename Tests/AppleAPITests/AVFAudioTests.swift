@@ -155,3 +155,23 @@ struct AVAudioRecorderTests {
         }
     }
 }
+
+struct AVAudioSessionRouteTests {
+    /// The session's route is the server's: the sine source (PULSE_SOURCE) in, the mono sink (PULSE_SINK)
+    /// out; the available inputs are the sources without the sinks' monitors; choosing an input or the
+    /// speaker is refused in one line that says how to choose it on Linux.
+    @Test func theRouteIsTheServersAndChoosingOneIsRefusedWithAWay() async throws {
+        try await withPrivateServer { server in
+            let probe = try builtProduct("avfaudio-probe")
+            let environment = server.environment(source: PrivateServer.sineSource, sink: PrivateServer.monoSink)
+            let result = try await offThread { try runProcess(probe, ["route", "-"], environment: environment) }
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.first == "inputs: rk_sine (PulseAudioSource)", "\(result.stdout)")
+            #expect(lines.dropFirst().first == "outputs: rk_mono (PulseAudioSink)", "\(result.stdout)")
+            #expect(lines.contains { $0.hasPrefix("available inputs: ") && $0.contains("rk_sine") && !$0.contains(".monitor") }, "\(result.stdout)")
+            #expect(lines.contains { $0.hasPrefix("setPreferredInput: cannot choose the input") && $0.contains("PULSE_SOURCE=") }, "\(result.stdout)")
+            #expect(lines.contains { $0.hasPrefix("overrideOutputAudioPort: cannot route") && $0.contains("PULSE_SINK=") }, "\(result.stdout)")
+        }
+    }
+}

@@ -138,6 +138,8 @@ struct AVFAudioValueTests {
         #expect(session.recordPermission == .granted && AVAudioApplication.shared.recordPermission == .granted)
         try session.setPreferredSampleRate(48_000)
         #expect(session.preferredSampleRate == 48_000)
+        try session.overrideOutputAudioPort(.none)  // what the server does anyway
+        try session.setPreferredInput(nil)
     }
 
     /// AAC and ALAC recordings are refused before anything connects, in one line that says what to use.

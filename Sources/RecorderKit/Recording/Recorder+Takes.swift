@@ -30,6 +30,10 @@ extension Recorder {
     /// - Returns: the recorder frame position of the file's first frame (compare with
     ///   `LevelReading.endFrame` and `CapturedBuffer.startFrame`).
     ///
+    /// A file that begins now (no `startingAt`, no `preRoll`) begins a buffer: the one being filled when
+    /// the call comes is handed on as it is (its reading, before the file, covers fewer frames), so the
+    /// file's buffers and readings are whole from its first frame.
+    ///
     /// Any thread, the input handler included (the file then starts after the handler's buffer).
     @discardableResult
     public func record(to path: String, overwrite: Bool = false, frameLimit: Int64? = nil,
@@ -157,6 +161,10 @@ extension Recorder {
                     ? max(0, delivery.framePosition.load(ordering: .acquiring) - delivery.maximumPreRollFrames)
                     : capture.framePosition(lock)
                 start = max(start, earliest)
+                // A file that begins now begins a buffer: the one being filled is handed on as it is, so the
+                // file's buffers (its readings, the command's --levels-json lines) are whole from its first
+                // frame, whenever the call comes.
+                if trigger == nil, start == capture.framePosition(lock) { capture.filler.handOff() }
                 let takes = trigger.map { trigger in
                     TakeTrigger(trigger: trigger, hangFrames: format.frames(seconds: trigger.hang) ?? 0,
                                 preRollFrames: preRollFrames, start: start)
