@@ -134,6 +134,27 @@ private func loudSpan(_ samples: [Float], threshold: Float = 0.05) -> Range<Int>
         #expect(handled.withLock { $0 } == ["loop", "next", "cut in"] && !player.isPlaying && player.playerTime == nil)
     }
 
+    /// Completions asked for when rendered run after the pass that rendered the item's end; those asked
+    /// for when heard wait for the stream's clock (without a stream, after the pass too); a stopped player
+    /// runs the handlers of what it drops.
+    @Test func completionsRunWhenRenderedOrHeard() throws {
+        let graph = PlaybackGraph()
+        let player = GraphPlayer()
+        try graph.attach(player)
+        try graph.connect(player, to: graph.mainMixer)
+        let order = Mutex<[String]>([])
+        player.schedule(samples: [noise(3_000, seed: 19)], sampleRate: 44_100) { order.withLock { $0.append("rendered") } }
+        player.schedule(samples: [noise(1_000, seed: 23)], sampleRate: 44_100, completeWhen: .heard) { order.withLock { $0.append("heard") } }
+        player.schedule(samples: [noise(9_000, seed: 29)], sampleRate: 44_100) { order.withLock { $0.append("dropped") } }
+        player.play()
+        _ = graph.renderOffline(2_205)
+        #expect(order.withLock { $0 }.isEmpty)
+        _ = graph.renderOffline(2_205)
+        #expect(order.withLock { $0 } == ["rendered", "heard"])
+        player.stop()
+        #expect(order.withLock { $0 } == ["rendered", "heard", "dropped"])
+    }
+
     /// A 48 kHz source in a 44.1 kHz graph is resampled: one second of a 1 kHz sine comes out one second
     /// long (within the resampler's window, 1 %) at 1 kHz (±1 %), at its level.
     @Test func aSourceAtAnotherRateIsResampledToTheGraphs() throws {

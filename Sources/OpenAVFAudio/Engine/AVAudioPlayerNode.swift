@@ -23,8 +23,8 @@ public enum AVAudioPlayerNodeCompletionCallbackType: Int, Sendable {
 public typealias AVAudioPlayerNodeCompletionHandler = @Sendable (AVAudioPlayerNodeCompletionCallbackType) -> Void
 
 /// Plays what is scheduled on it, at the engine's rate (a file or buffer at another rate is resampled).
-/// Completion handlers run when an item has been rendered (on the render thread), or on `stop()` (on the
-/// caller's).
+/// Completion handlers run when an item has been rendered, or heard (`.dataPlayedBack`), on the render
+/// thread; or on `stop()`, on the caller's.
 open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
     // @unchecked Sendable: as AVAudioNode.
     var player: GraphPlayer { graphNode as! GraphPlayer }
@@ -36,18 +36,20 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
     // MARK: Scheduling
 
     /// Schedules the whole of `file`, from `when`'s sample time in the player's timeline (frames since
-    /// `play()`; silence until then), or nil: after what is scheduled before it.
+    /// `play()`; silence until then), or nil: after what is scheduled before it. The handler runs once the
+    /// file has been rendered (consumed), or on `stop()`.
     public func scheduleFile(_ file: AVAudioFile, at when: AVAudioTime?, completionHandler: AVAudioNodeCompletionHandler? = nil) {
         scheduleSegment(file, startingFrame: 0, frameCount: AVAudioFrameCount(clamping: file.length), at: when,
                         completionHandler: completionHandler)
     }
 
-    /// As `scheduleFile(_:at:completionHandler:)`, its handler told which moment it is called at (always
-    /// `.dataRendered` here, whatever was asked: rendered is as far as the engine can tell).
+    /// As `scheduleFile(_:at:completionHandler:)`, the handler called at the moment asked and told it:
+    /// `.dataConsumed` and `.dataRendered` once the file has been rendered, `.dataPlayedBack` once its last
+    /// frame has been heard (within 50 ms after, from the stream's clock; or when the engine stops first).
     public func scheduleFile(_ file: AVAudioFile, at when: AVAudioTime?, completionCallbackType: AVAudioPlayerNodeCompletionCallbackType,
                              completionHandler: AVAudioPlayerNodeCompletionHandler? = nil) {
-        let rendered: AVAudioNodeCompletionHandler? = completionHandler.map { handler in { @Sendable in handler(.dataRendered) } }
-        scheduleFile(file, at: when, completionHandler: rendered)
+        scheduleSegment(file, startingFrame: 0, frameCount: AVAudioFrameCount(clamping: file.length), at: when,
+                        completionCallbackType: completionCallbackType, completionHandler: completionHandler)
     }
 
     /// Schedules `numberFrames` frames of `file` from `startFrame` (clamped to the file), at `when` as
@@ -55,12 +57,27 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
     /// that cannot be opened again is refused (`OpenAVFAudioLastErrorMessage()`) and its handler runs.
     public func scheduleSegment(_ file: AVAudioFile, startingFrame startFrame: AVAudioFramePosition, frameCount numberFrames: AVAudioFrameCount,
                                 at when: AVAudioTime?, completionHandler: AVAudioNodeCompletionHandler? = nil) {
+        schedule(file, from: startFrame, frames: numberFrames, at: when, completeWhen: .rendered, completion: completionHandler)
+    }
+
+    /// As `scheduleSegment(_:startingFrame:frameCount:at:completionHandler:)`, the handler called as
+    /// `scheduleFile(_:at:completionCallbackType:completionHandler:)` says.
+    public func scheduleSegment(_ file: AVAudioFile, startingFrame startFrame: AVAudioFramePosition, frameCount numberFrames: AVAudioFrameCount,
+                                at when: AVAudioTime?, completionCallbackType: AVAudioPlayerNodeCompletionCallbackType,
+                                completionHandler: AVAudioPlayerNodeCompletionHandler? = nil) {
+        schedule(file, from: startFrame, frames: numberFrames, at: when, completeWhen: Self.moment(completionCallbackType),
+                 completion: completionHandler.map { handler in { @Sendable in handler(completionCallbackType) } })
+    }
+
+    private func schedule(_ file: AVAudioFile, from startFrame: AVAudioFramePosition, frames numberFrames: AVAudioFrameCount,
+                          at when: AVAudioTime?, completeWhen: GraphCompletion, completion: (@Sendable () -> Void)?) {
         do {
             let source = try GraphFile(path: file.url.path)
-            player.schedule(source, from: startFrame, frames: Int64(numberFrames), at: Self.playerTime(when), completion: completionHandler)
+            player.schedule(source, from: startFrame, frames: Int64(numberFrames), at: Self.playerTime(when),
+                            completeWhen: completeWhen, completion: completion)
         } catch {
             AVAudioEngine.noteRefusal("scheduleSegment: \(error.message)")
-            completionHandler?()
+            completion?()
         }
     }
 
@@ -73,12 +90,38 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
     /// `scheduleFile`.
     public func scheduleBuffer(_ buffer: AVAudioPCMBuffer, at when: AVAudioTime?, options: AVAudioPlayerNodeBufferOptions = [],
                                completionHandler: AVAudioNodeCompletionHandler? = nil) {
+        schedule(buffer, at: when, options: options, completeWhen: .rendered, completion: completionHandler)
+    }
+
+    /// As `scheduleBuffer(_:at:options:completionHandler:)`, the handler called as
+    /// `scheduleFile(_:at:completionCallbackType:completionHandler:)` says.
+    public func scheduleBuffer(_ buffer: AVAudioPCMBuffer, at when: AVAudioTime?, options: AVAudioPlayerNodeBufferOptions = [],
+                               completionCallbackType: AVAudioPlayerNodeCompletionCallbackType,
+                               completionHandler: AVAudioPlayerNodeCompletionHandler? = nil) {
+        schedule(buffer, at: when, options: options, completeWhen: Self.moment(completionCallbackType),
+                 completion: completionHandler.map { handler in { @Sendable in handler(completionCallbackType) } })
+    }
+
+    /// As `scheduleBuffer(_:completionHandler:)`, with a callback type.
+    public func scheduleBuffer(_ buffer: AVAudioPCMBuffer, completionCallbackType: AVAudioPlayerNodeCompletionCallbackType,
+                               completionHandler: AVAudioPlayerNodeCompletionHandler? = nil) {
+        scheduleBuffer(buffer, at: nil, options: [], completionCallbackType: completionCallbackType, completionHandler: completionHandler)
+    }
+
+    private func schedule(_ buffer: AVAudioPCMBuffer, at when: AVAudioTime?, options: AVAudioPlayerNodeBufferOptions,
+                          completeWhen: GraphCompletion, completion: (@Sendable () -> Void)?) {
         let frames = Int(buffer.frameLength)
         let samples = (0..<Int(buffer.format.channelCount)).map { channel in
             (0..<frames).map { buffer.sample(channel: channel, frame: $0) }
         }
         player.schedule(samples: samples, sampleRate: Int(buffer.format.sampleRate.rounded()), at: Self.playerTime(when),
-                        options: GraphBufferOptions(rawValue: options.rawValue), completion: completionHandler)
+                        options: GraphBufferOptions(rawValue: options.rawValue), completeWhen: completeWhen, completion: completion)
+    }
+
+    /// When a handler of `type` runs: played back is heard; consumed and rendered are rendered (what the
+    /// engine has consumed it has rendered in the same pass).
+    private static func moment(_ type: AVAudioPlayerNodeCompletionCallbackType) -> GraphCompletion {
+        type == .dataPlayedBack ? .heard : .rendered
     }
 
     /// `when`'s sample time, if it has one.

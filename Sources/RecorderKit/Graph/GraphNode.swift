@@ -109,18 +109,21 @@ public class GraphNode: @unchecked Sendable {
     var tapsItsOwn: Bool { false }
 }
 
-/// A tap's copy waiting to be heard: delivered when the graph's output frame `outputFrame` (the first of
-/// the pass that made it) begins to be heard.
-struct PendingTap {
-    let handler: @Sendable (GraphTapBuffer) -> Void
-    let channels: [[Float]]
-    let sampleRate: Int
-    let sampleTime: Int64
+/// Work waiting for the graph's output frame `outputFrame` to be heard: a tap's copy (the first frame of
+/// the pass that made it), or a completion handler asked for when an item has been heard (its last
+/// frame). `run` is given the moment that frame was heard; `runsOnStop` work runs when the graph stops
+/// before it was heard (a completion handler), the rest is dropped then (a tap of what was never heard).
+struct WhenHeard {
     let outputFrame: Int64
+    let runsOnStop: Bool
+    let run: (UInt64) -> Void
 
-    /// Calls the handler, stamped with `hostTime`: when its first frame was heard.
-    func deliver(heardAt hostTime: UInt64) {
-        handler(GraphTapBuffer(channels: channels, sampleRate: sampleRate, sampleTime: sampleTime, hostTime: hostTime))
+    /// A tap's copy: the handler gets it stamped with the moment its first frame was heard.
+    static func tap(_ handler: @escaping @Sendable (GraphTapBuffer) -> Void, channels: [[Float]], sampleRate: Int,
+                    sampleTime: Int64, outputFrame: Int64) -> WhenHeard {
+        WhenHeard(outputFrame: outputFrame, runsOnStop: false) { hostTime in
+            handler(GraphTapBuffer(channels: channels, sampleRate: sampleRate, sampleTime: sampleTime, hostTime: hostTime))
+        }
     }
 }
 
@@ -134,8 +137,8 @@ final class RenderPass {
     /// The graph's output sample time at the start of the pass.
     let graphSampleTime: Int64
     var deferred: [() -> Void] = []
-    /// The taps' copies made in this pass, delivered once the pass begins to be heard.
-    var tapped: [PendingTap] = []
+    /// Work for when this pass's frames are heard: the taps' copies, completion handlers.
+    var whenHeard: [WhenHeard] = []
     private let connections: [PlaybackGraph.Connection]
 
     init(number: Int, hostTime: UInt64, sampleRate: Int, graphSampleTime: Int64, connections: [PlaybackGraph.Connection]) {
@@ -169,8 +172,8 @@ final class RenderPass {
         node.sampleTime += Int64(frames)
         node.lastHostTime = hostTime
         if !node.tapsItsOwn, let tap = node.lock.withLock({ node.tap }) {
-            tapped.append(PendingTap(handler: tap.handler, channels: node.buffer.copy(frames: frames), sampleRate: sampleRate,
-                                     sampleTime: start, outputFrame: graphSampleTime))
+            whenHeard.append(.tap(tap.handler, channels: node.buffer.copy(frames: frames), sampleRate: sampleRate,
+                                  sampleTime: start, outputFrame: graphSampleTime))
         }
         return node.buffer
     }

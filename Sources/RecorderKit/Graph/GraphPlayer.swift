@@ -16,6 +16,15 @@ public struct GraphBufferOptions: OptionSet, Sendable {
     public static let interruptsAtLoop = GraphBufferOptions(rawValue: 4)
 }
 
+/// When a scheduled item's completion handler runs.
+public enum GraphCompletion: Sendable {
+    /// Once its last frame has been rendered (on the render thread, after the pass).
+    case rendered
+    /// Once its last frame has been heard (the stream's clock past it: within a pass, 50 ms, after), or
+    /// when the graph stops before that.
+    case heard
+}
+
 /// Plays its schedule into the graph, at the graph's rate (a source at another rate is resampled) and in
 /// the channels of what it last had scheduled. The player's time counts the frames it has put out since
 /// `play` (after a stop, from 0); items may be scheduled at a player time (silence until then), and the
@@ -29,6 +38,7 @@ public final class GraphPlayer: GraphNode, @unchecked Sendable {
         var end: Int64
         var loops: Bool
         var handler: (@Sendable () -> Void)?
+        var completeWhen: GraphCompletion
         /// The player time the item is to begin at; nil: after what comes before.
         var startAt: Int64?
         /// Set once the item was put at the graph's rate (when first rendered).
@@ -54,28 +64,29 @@ public final class GraphPlayer: GraphNode, @unchecked Sendable {
 
     /// Schedules `frames` frames of `source` from `start` (both clamped to the source; nil: to its end),
     /// at player time `time` (nil: after what is scheduled before). `completion` runs once it has all
-    /// been rendered, or when the player stops or is interrupted.
+    /// been rendered (or heard: `completeWhen`), or when the player stops or is interrupted.
     public func schedule(_ source: GraphFrameSource, from start: Int64 = 0, frames: Int64? = nil, at time: Int64? = nil,
-                         completion: (@Sendable () -> Void)? = nil) {
+                         completeWhen: GraphCompletion = .rendered, completion: (@Sendable () -> Void)? = nil) {
         let first = min(max(0, start), source.frameCount)
         let end = min(source.frameCount, first + max(0, min(frames ?? Int64.max, Int64.max - first)))
         lock.withLock {
             channels = max(1, min(16, source.channelCount))
-            items.append(Item(source: source, next: first, end: end, loops: false, handler: completion,
+            items.append(Item(source: source, next: first, end: end, loops: false, handler: completion, completeWhen: completeWhen,
                               startAt: time.map { max(0, $0) }, atGraphRate: false))
         }
     }
 
     /// Schedules the file at `path` whole, as `schedule(_:from:frames:at:completion:)`.
     /// - Throws: as `GraphFile(path:)`.
-    public func schedule(file path: String, at time: Int64? = nil, completion: (@Sendable () -> Void)? = nil) throws(RecorderError) {
-        schedule(try GraphFile(path: path), at: time, completion: completion)
+    public func schedule(file path: String, at time: Int64? = nil, completeWhen: GraphCompletion = .rendered,
+                         completion: (@Sendable () -> Void)? = nil) throws(RecorderError) {
+        schedule(try GraphFile(path: path), at: time, completeWhen: completeWhen, completion: completion)
     }
 
     /// Schedules samples (one array per channel, 1…16 channels, at `sampleRate`) with `options`, at
     /// player time `time` as `schedule(_:from:frames:at:completion:)`.
     public func schedule(samples: [[Float]], sampleRate: Int, at time: Int64? = nil, options: GraphBufferOptions = [],
-                         completion: (@Sendable () -> Void)? = nil) {
+                         completeWhen: GraphCompletion = .rendered, completion: (@Sendable () -> Void)? = nil) {
         let source = SampleSource(channels: Array(samples.prefix(16)), sampleRate: max(1, sampleRate))
         var interrupted: [@Sendable () -> Void] = []
         lock.withLock {
@@ -87,7 +98,7 @@ public final class GraphPlayer: GraphNode, @unchecked Sendable {
                 items[last].loops = false
             }
             items.append(Item(source: source, next: 0, end: source.frameCount, loops: options.contains(.loops), handler: completion,
-                              startAt: time.map { max(0, $0) }, atGraphRate: false))
+                              completeWhen: completeWhen, startAt: time.map { max(0, $0) }, atGraphRate: false))
         }
         interrupted.forEach { $0() }
     }
@@ -167,7 +178,16 @@ public final class GraphPlayer: GraphNode, @unchecked Sendable {
                         items[0].next = 0
                     } else {
                         let finished = items.removeFirst()
-                        if let handler = finished.handler { pass.deferred.append(handler) }
+                        if let handler = finished.handler {
+                            if finished.completeWhen == .heard {
+                                // Heard once the frame after its last is being played.
+                                pass.whenHeard.append(WhenHeard(outputFrame: pass.graphSampleTime + Int64(written), runsOnStop: true) { _ in
+                                    handler()
+                                })
+                            } else {
+                                pass.deferred.append(handler)
+                            }
+                        }
                     }
                 } else {
                     items[0].next += Int64(got)

@@ -41,8 +41,8 @@ public final class PlaybackGraph: @unchecked Sendable {
     private var renderedFrames: Int64 = 0
     private var lastHostTime: UInt64 = 0
     private var passes = 0
-    /// Taps' copies not yet heard, oldest first (under `lock`).
-    private var pendingTaps: [PendingTap] = []
+    /// Work waiting for its frame to be heard, oldest first (under `lock`).
+    private var pending: [WhenHeard] = []
     private let running = Locked(Running())
 
     /// The mixer every source is usually connected to; it feeds `output`.
@@ -239,7 +239,7 @@ public final class PlaybackGraph: @unchecked Sendable {
         lock.withLock {
             renderedFrames = 0
             lastHostTime = 0
-            pendingTaps.removeAll()
+            pending.removeAll()
         }
         do {
             try player.play()
@@ -279,13 +279,19 @@ public final class PlaybackGraph: @unchecked Sendable {
             return running.player
         }
         player?.close()
+        // Completion handlers of what was never heard run now, as a stopped player's do; taps are dropped.
+        let unheard = lock.withLock { () -> [WhenHeard] in
+            defer { pending.removeAll() }
+            return pending.filter(\.runsOnStop)
+        }
+        unheard.forEach { $0.run(UInt64(monotonicNanoseconds())) }
         lock.withLock { Array(nodes.values) }.forEach { $0.graphStopped() }
     }
 
     // MARK: Rendering (the player's reader thread)
 
-    /// The output callback: one render pass into `output`, then what it deferred, then the taps whose
-    /// audio has begun to be heard.
+    /// The output callback: one render pass into `output`, then what it deferred, then the work (taps,
+    /// completions) whose frame has begun to be heard.
     private func render(_ output: inout OutputBuffer) {
         let frames = output.frameCapacity
         let pass = renderPass(frames) { mix in
@@ -300,21 +306,23 @@ public final class PlaybackGraph: @unchecked Sendable {
         let heard = running.withLock { $0.player }?.currentFrame ?? 0
         let now = monotonicNanoseconds()
         let rate = Int64(max(1, pass.sampleRate))
-        let due = lock.withLock { () -> [PendingTap] in
-            pendingTaps += pass.tapped
-            // Heard (its first frame being played), or too many waiting (a stalled stream): the oldest go now.
-            let count = max(pendingTaps.prefix { $0.outputFrame <= heard }.count, pendingTaps.count - Self.pendingTapLimit)
-            defer { pendingTaps.removeFirst(count) }
-            return Array(pendingTaps.prefix(count))
+        let due = lock.withLock { () -> [WhenHeard] in
+            pending += pass.whenHeard
+            pending.sort { $0.outputFrame < $1.outputFrame }
+            // Heard (its frame being played), or too many waiting (a stalled stream): the oldest go now.
+            let count = max(pending.prefix { $0.outputFrame <= heard }.count, pending.count - Self.pendingLimit)
+            defer { pending.removeFirst(count) }
+            return Array(pending.prefix(count))
         }
-        for tap in due {
-            let ago = max(0, heard - tap.outputFrame) * 1_000_000_000 / rate
-            tap.deliver(heardAt: UInt64(max(0, now - ago)))
+        for work in due {
+            let ago = max(0, heard - work.outputFrame) * 1_000_000_000 / rate
+            work.run(UInt64(max(0, now - ago)))
         }
     }
 
-    /// Taps' copies held at most (3.2 s of passes of 50 ms): past that a stalled stream's oldest go unheard.
-    private static let pendingTapLimit = 64
+    /// Work held at most (taps of 3.2 s of passes of 50 ms, and completions): past that a stalled
+    /// stream's oldest goes unheard.
+    private static let pendingLimit = 256
 
     /// One render pass of `frames` frames under the lock; `take` reads the output's two channels before
     /// the lock is released. The caller runs the pass's deferred work.
@@ -336,7 +344,7 @@ public final class PlaybackGraph: @unchecked Sendable {
         var mix: [[Float]] = []
         let pass = renderPass(frames) { mix = $0.copy(frames: frames) }
         pass.deferred.forEach { $0() }
-        pass.tapped.forEach { $0.deliver(heardAt: pass.hostTime) }
+        pass.whenHeard.forEach { $0.run(pass.hostTime) }
         return mix
     }
 }
