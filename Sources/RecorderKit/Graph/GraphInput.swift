@@ -12,7 +12,7 @@ import Glibc
 /// stream's jitter; if capture falls behind, silence fills in and the hold-back is taken again.
 public final class GraphInput: GraphNode, @unchecked Sendable {
     // @unchecked Sendable: as GraphNode; `recorder`, `queue`, `queued`, `primed`, `dropped` and
-    // `capturedFrames` under `lock`; the resampler and its scratch (`scratch`, `resampled`, `chunk`) only
+    // `capturedFrames` under `lock`; the resampler and its scratch (`scratch`, `resampled`, `taken`, `chunk`) only
     // in the render pass.
     /// The source captured (nil: PULSE_SOURCE's or the default).
     public let source: String?
@@ -61,6 +61,7 @@ public final class GraphInput: GraphNode, @unchecked Sendable {
     /// Frames captured since the input was made (the sample time of what its tap gets next).
     private var capturedFrames: Int64 = 0
     private var resampled: [Float] = []
+    private var taken: [Float] = []
     private var chunk = GraphBuffer(channelCount: 1, frameCapacity: 1)
 
     // MARK: Capture
@@ -146,7 +147,6 @@ public final class GraphInput: GraphNode, @unchecked Sendable {
         guard let resampler else { return }
         let got = GraphTimeEffect.stretch(resampler, frames: frames, channels: count, into: &resampled, scratch: &scratch) { wanted in
             chunk.prepare(channels: count, frames: wanted)
-            var taken: [Float] = []
             let got = take(wanted, into: &taken)
             for channel in 0..<count {
                 let to = chunk.channel(channel)
