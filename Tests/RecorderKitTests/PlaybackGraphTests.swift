@@ -134,6 +134,27 @@ private func loudSpan(_ samples: [Float], threshold: Float = 0.05) -> Range<Int>
         #expect(handled.withLock { $0 } == ["loop", "next", "cut in"] && !player.isPlaying && player.playerTime == nil)
     }
 
+    /// An item scheduled at a graph time begins at that output frame, whenever the player started; one at a
+    /// player time, that many frames after the player's start; one at a time past, at once.
+    @Test func itemsBeginAtTheGraphOrPlayerTimeAsked() throws {
+        let graph = PlaybackGraph()
+        let player = GraphPlayer()
+        try graph.attach(player)
+        try graph.connect(player, to: graph.mainMixer)
+        let first = noise(1_000, seed: 31), second = noise(1_000, seed: 37), third = noise(500, seed: 41)
+        player.schedule(samples: [first], sampleRate: 44_100, at: .graph(5_000))
+        player.schedule(samples: [second], sampleRate: 44_100, at: .player(5_000))
+        player.schedule(samples: [third], sampleRate: 44_100, at: .graph(0))
+        _ = graph.renderOffline(2_205)  // output frames 0…2 204, before the player plays
+        player.play()
+        let out = render(graph, frames: 8_820)[0]
+        // Output frame f is out[f - 2 205]; the player started at output frame 2 205.
+        #expect(out[0..<2_795].allSatisfy { $0 == 0 })
+        #expect(Array(out[2_795..<3_795]) == first)
+        #expect(out[3_795..<5_000].allSatisfy { $0 == 0 })
+        #expect(Array(out[5_000..<6_000]) == second && Array(out[6_000..<6_500]) == third)
+    }
+
     /// Completions asked for when rendered run after the pass that rendered the item's end; those asked
     /// for when heard wait for the stream's clock (without a stream, after the pass too); a stopped player
     /// runs the handlers of what it drops.

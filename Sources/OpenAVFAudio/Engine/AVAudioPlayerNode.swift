@@ -73,7 +73,7 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
                           at when: AVAudioTime?, completeWhen: GraphCompletion, completion: (@Sendable () -> Void)?) {
         do {
             let source = try GraphFile(path: file.url.path)
-            player.schedule(source, from: startFrame, frames: Int64(numberFrames), at: Self.playerTime(when),
+            player.schedule(source, from: startFrame, frames: Int64(numberFrames), at: scheduleTime(when),
                             completeWhen: completeWhen, completion: completion)
         } catch {
             AVAudioEngine.noteRefusal("scheduleSegment: \(error.message)")
@@ -114,7 +114,7 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
         let samples = (0..<Int(buffer.format.channelCount)).map { channel in
             (0..<frames).map { buffer.sample(channel: channel, frame: $0) }
         }
-        player.schedule(samples: samples, sampleRate: Int(buffer.format.sampleRate.rounded()), at: Self.playerTime(when),
+        player.schedule(samples: samples, sampleRate: Int(buffer.format.sampleRate.rounded()), at: scheduleTime(when),
                         options: GraphBufferOptions(rawValue: options.rawValue), completeWhen: completeWhen, completion: completion)
     }
 
@@ -124,10 +124,17 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
         type == .dataPlayedBack ? .heard : .rendered
     }
 
-    /// `when`'s sample time, if it has one.
-    private static func playerTime(_ when: AVAudioTime?) -> Int64? {
-        guard let when, when.isSampleTimeValid else { return nil }
-        return max(0, when.sampleTime)
+    /// When `when` asks an item to begin: its sample time in the player's timeline; else its host time, on
+    /// the engine's output timeline (from the stream's clock: a running engine only; otherwise refused
+    /// with a line, and the item follows what is scheduled before it); nil: after what comes before.
+    private func scheduleTime(_ when: AVAudioTime?) -> GraphScheduleTime? {
+        guard let when else { return nil }
+        if when.isSampleTimeValid { return .player(max(0, when.sampleTime)) }
+        guard when.isHostTimeValid else { return nil }
+        if let engine, let time = engine.graph.sampleTime(forHostTime: when.hostTime) { return .graph(time) }
+        AVAudioEngine.noteRefusal("schedule at a host time: the engine is not running, so no moment can be placed; "
+                                  + "start it first, or give a sample time")
+        return nil
     }
 
     // MARK: Playing

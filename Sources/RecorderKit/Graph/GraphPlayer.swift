@@ -16,6 +16,17 @@ public struct GraphBufferOptions: OptionSet, Sendable {
     public static let interruptsAtLoop = GraphBufferOptions(rawValue: 4)
 }
 
+/// When a scheduled item begins: a player time (frames the player has put out since `play()`), or a
+/// graph time (the output's sample time, `PlaybackGraph.lastRenderTime`'s clock; a host time through
+/// `PlaybackGraph.sampleTime(forHostTime:)`). Silence is played until then. An integer literal is a
+/// player time.
+public enum GraphScheduleTime: Sendable, Equatable, ExpressibleByIntegerLiteral {
+    case player(Int64)
+    case graph(Int64)
+
+    public init(integerLiteral value: Int64) { self = .player(value) }
+}
+
 /// When a scheduled item's completion handler runs.
 public enum GraphCompletion: Sendable {
     /// Once its last frame has been rendered (on the render thread, after the pass).
@@ -39,8 +50,8 @@ public final class GraphPlayer: GraphNode, @unchecked Sendable {
         var loops: Bool
         var handler: (@Sendable () -> Void)?
         var completeWhen: GraphCompletion
-        /// The player time the item is to begin at; nil: after what comes before.
-        var startAt: Int64?
+        /// When the item is to begin; nil: after what comes before.
+        var startAt: GraphScheduleTime?
         /// Set once the item was put at the graph's rate (when first rendered).
         var atGraphRate: Bool
     }
@@ -63,29 +74,29 @@ public final class GraphPlayer: GraphNode, @unchecked Sendable {
     // MARK: Scheduling
 
     /// Schedules `frames` frames of `source` from `start` (both clamped to the source; nil: to its end),
-    /// at player time `time` (nil: after what is scheduled before). `completion` runs once it has all
+    /// at `time` (nil: after what is scheduled before; a time past: at once). `completion` runs once it has all
     /// been rendered (or heard: `completeWhen`), or when the player stops or is interrupted.
-    public func schedule(_ source: GraphFrameSource, from start: Int64 = 0, frames: Int64? = nil, at time: Int64? = nil,
+    public func schedule(_ source: GraphFrameSource, from start: Int64 = 0, frames: Int64? = nil, at time: GraphScheduleTime? = nil,
                          completeWhen: GraphCompletion = .rendered, completion: (@Sendable () -> Void)? = nil) {
         let first = min(max(0, start), source.frameCount)
         let end = min(source.frameCount, first + max(0, min(frames ?? Int64.max, Int64.max - first)))
         lock.withLock {
             channels = max(1, min(16, source.channelCount))
             items.append(Item(source: source, next: first, end: end, loops: false, handler: completion, completeWhen: completeWhen,
-                              startAt: time.map { max(0, $0) }, atGraphRate: false))
+                              startAt: time, atGraphRate: false))
         }
     }
 
     /// Schedules the file at `path` whole, as `schedule(_:from:frames:at:completion:)`.
     /// - Throws: as `GraphFile(path:)`.
-    public func schedule(file path: String, at time: Int64? = nil, completeWhen: GraphCompletion = .rendered,
+    public func schedule(file path: String, at time: GraphScheduleTime? = nil, completeWhen: GraphCompletion = .rendered,
                          completion: (@Sendable () -> Void)? = nil) throws(RecorderError) {
         schedule(try GraphFile(path: path), at: time, completeWhen: completeWhen, completion: completion)
     }
 
     /// Schedules samples (one array per channel, 1…16 channels, at `sampleRate`) with `options`, at
-    /// player time `time` as `schedule(_:from:frames:at:completion:)`.
-    public func schedule(samples: [[Float]], sampleRate: Int, at time: Int64? = nil, options: GraphBufferOptions = [],
+    /// `time` as `schedule(_:from:frames:at:completion:)`.
+    public func schedule(samples: [[Float]], sampleRate: Int, at time: GraphScheduleTime? = nil, options: GraphBufferOptions = [],
                          completeWhen: GraphCompletion = .rendered, completion: (@Sendable () -> Void)? = nil) {
         let source = SampleSource(channels: Array(samples.prefix(16)), sampleRate: max(1, sampleRate))
         var interrupted: [@Sendable () -> Void] = []
@@ -98,7 +109,7 @@ public final class GraphPlayer: GraphNode, @unchecked Sendable {
                 items[last].loops = false
             }
             items.append(Item(source: source, next: 0, end: source.frameCount, loops: options.contains(.loops), handler: completion,
-                              completeWhen: completeWhen, startAt: time.map { max(0, $0) }, atGraphRate: false))
+                              completeWhen: completeWhen, startAt: time, atGraphRate: false))
         }
         interrupted.forEach { $0() }
     }
@@ -159,10 +170,13 @@ public final class GraphPlayer: GraphNode, @unchecked Sendable {
             let silentLead = written
             while written < frames, !items.isEmpty {
                 if let startAt = items[0].startAt {
-                    // Silence until the item's time, in the player's timeline.
-                    let now = playerFrames + Int64(written - silentLead)
-                    if startAt > now {
-                        written += Int(min(Int64(frames - written), startAt - now))
+                    // Silence until the item's time, in the player's timeline or the graph's.
+                    let ahead = switch startAt {
+                    case .player(let time): time - (playerFrames + Int64(written - silentLead))
+                    case .graph(let time): time - (pass.graphSampleTime + Int64(written))
+                    }
+                    if ahead > 0 {
+                        written += Int(min(Int64(frames - written), ahead))
                         continue
                     }
                     items[0].startAt = nil
