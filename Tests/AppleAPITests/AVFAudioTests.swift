@@ -70,8 +70,11 @@ struct AVFAudioSeedTests {
     @Test func theAVMeterSeedDrawsTheFileLevels() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
-            // Encoded by ffmpeg (LAME), whose MP3 of the sine decodes to its levels.
-            try writeTwoLevelSine(directory + "/sample.wav")
+            // Encoded by ffmpeg (LAME), whose MP3 of the sine decodes to its levels. Five seconds: the seed
+            // presses Stop 3 s after Play, which must find it playing (a 3 s file could have ended, and Stop
+            // would then be Play again).
+            try writeWAV(directory + "/sample.wav", samples: sineSamples(frames: 220_500, frequency: 1_000, amplitudes: [0.5, 0.25]),
+                         channels: 2)
             let encoded = try runProcess("ffmpeg", ["-loglevel", "error", "-y", "-i", directory + "/sample.wav",
                                                     "-codec:a", "libmp3lame", "-b:a", "320k", directory + "/sample.mp3"],
                                          environment: ProcessInfo.processInfo.environment)
@@ -86,7 +89,7 @@ struct AVFAudioSeedTests {
             #expect(lines.first == "[Stopped]  button: Play", "\(result.stdout)")
             #expect(lines.contains("[Playing]  button: Stop"))
             #expect(lines.last == "VU avg L/R 0.00/0.00  peak L/R 0.00/0.00", "\(result.stdout)")
-            // The bars drawn last before Stop, 2.9 s into the 3 s file: left (50 − 9.03) / 50 − 0.02 = 0.80,
+            // The bars drawn last before Stop, 2.9 s into the file: left (50 − 9.03) / 50 − 0.02 = 0.80,
             // peak (50 − 6.02) / 50 − 0.01 = 0.87; right 0.68 and 0.75.
             let playing = try #require(lines.firstIndex(of: "[Playing]  button: Stop"))
             let stopped = try #require(lines[playing...].firstIndex(of: "[Stopped]  button: Play"))

@@ -21,9 +21,12 @@ public struct GraphBufferOptions: OptionSet, Sendable {
 /// `PlaybackGraph.sampleTime(forHostTime:)`). Silence is played until then. An integer literal is a
 /// player time.
 public enum GraphScheduleTime: Sendable, Equatable, ExpressibleByIntegerLiteral {
+    /// Frames the player has put out since `play()` (after its last stop).
     case player(Int64)
+    /// The graph output's sample time.
     case graph(Int64)
 
+    /// A player time.
     public init(integerLiteral value: Int64) { self = .player(value) }
 }
 
