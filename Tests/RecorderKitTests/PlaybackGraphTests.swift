@@ -155,6 +155,21 @@ private func loudSpan(_ samples: [Float], threshold: Float = 0.05) -> Range<Int>
         #expect(Array(out[5_000..<6_000]) == second && Array(out[6_000..<6_500]) == third)
     }
 
+    /// A player whose items differ in channels puts out the most recent's: a mono item then plays on both.
+    @Test func aMonoItemOnAStereoPlayerPlaysOnBothSides() throws {
+        let graph = PlaybackGraph()
+        let player = GraphPlayer()
+        try graph.attach(player)
+        try graph.connect(player, to: graph.mainMixer)
+        let mono = noise(2_205, seed: 43), left = noise(2_205, seed: 47), right = noise(2_205, seed: 53)
+        player.schedule(samples: [mono], sampleRate: 44_100)
+        player.schedule(samples: [left, right], sampleRate: 44_100)
+        player.play()
+        let out = render(graph, frames: 4_410)
+        #expect(Array(out[0].prefix(2_205)) == mono && Array(out[1].prefix(2_205)) == mono)
+        #expect(Array(out[0].suffix(2_205)) == left && Array(out[1].suffix(2_205)) == right)
+    }
+
     /// Completions asked for when rendered run after the pass that rendered the item's end; those asked
     /// for when heard wait for the stream's clock (without a stream, after the pass too); a stopped player
     /// runs the handlers of what it drops.

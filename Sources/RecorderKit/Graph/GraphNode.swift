@@ -9,7 +9,7 @@ import Locking
 /// ## Threads
 /// Every member may be called from any thread, a tap's handler or a completion handler included.
 public class GraphNode: @unchecked Sendable {
-    // @unchecked Sendable: the settings (`mixVolume`, `mixPan`, `tap`, `graph`, and each subclass's) are
+    // @unchecked Sendable: the settings (`mixVolume`, `mixPan`, `tap`, `installations`, `graph`, and each subclass's) are
     // read and written under `lock`; the render state (`buffer`, `renderedPass`, `renderedFrameCount`,
     // `sampleTime`, `lastHostTime`) only by the graph's render pass, which holds the graph's lock, and by
     // callers holding that lock. Lock order: the graph's, then a node's.
@@ -31,7 +31,11 @@ public class GraphNode: @unchecked Sendable {
     struct Tap {
         var frames: Int
         var handler: @Sendable (GraphTapBuffer) -> Void
+        /// Which installation this is: a copy made for one is not delivered once it was removed.
+        var installation: Int
     }
+    /// Taps installed on this node so far (under `lock`).
+    private var installations = 0
 
     init() {}
 
@@ -67,7 +71,8 @@ public class GraphNode: @unchecked Sendable {
     public func installTap(bufferFrames: Int = 4_096, _ handler: @escaping @Sendable (GraphTapBuffer) -> Void) throws(RecorderError) {
         let installed = lock.withLock { () -> Bool in
             guard tap == nil else { return false }
-            tap = Tap(frames: min(max(1, bufferFrames), 1 << 20), handler: handler)
+            installations += 1
+            tap = Tap(frames: min(max(1, bufferFrames), 1 << 20), handler: handler, installation: installations)
             return true
         }
         guard installed else {
@@ -76,7 +81,8 @@ public class GraphNode: @unchecked Sendable {
         tapsChanged()
     }
 
-    /// Removes the tap, if any. A handler under way finishes.
+    /// Removes the tap, if any. A handler under way finishes; copies made for it and not yet delivered
+    /// are dropped.
     public func removeTap() {
         lock.withLock { tap = nil }
         tapsChanged()
@@ -118,11 +124,13 @@ struct WhenHeard {
     let runsOnStop: Bool
     let run: (UInt64) -> Void
 
-    /// A tap's copy: the handler gets it stamped with the moment its first frame was heard.
-    static func tap(_ handler: @escaping @Sendable (GraphTapBuffer) -> Void, channels: [[Float]], sampleRate: Int,
+    /// A tap's copy: the handler gets it stamped with the moment its first frame was heard, if the tap
+    /// is still installed on `node` then.
+    static func tap(_ tap: GraphNode.Tap, of node: GraphNode, channels: [[Float]], sampleRate: Int,
                     sampleTime: Int64, outputFrame: Int64) -> WhenHeard {
-        WhenHeard(outputFrame: outputFrame, runsOnStop: false) { hostTime in
-            handler(GraphTapBuffer(channels: channels, sampleRate: sampleRate, sampleTime: sampleTime, hostTime: hostTime))
+        WhenHeard(outputFrame: outputFrame, runsOnStop: false) { [weak node] hostTime in
+            guard let node, node.lock.withLock({ node.tap?.installation }) == tap.installation else { return }
+            tap.handler(GraphTapBuffer(channels: channels, sampleRate: sampleRate, sampleTime: sampleTime, hostTime: hostTime))
         }
     }
 }
@@ -172,7 +180,7 @@ final class RenderPass {
         node.sampleTime += Int64(frames)
         node.lastHostTime = hostTime
         if !node.tapsItsOwn, let tap = node.lock.withLock({ node.tap }) {
-            whenHeard.append(.tap(tap.handler, channels: node.buffer.copy(frames: frames), sampleRate: sampleRate,
+            whenHeard.append(.tap(tap, of: node, channels: node.buffer.copy(frames: frames), sampleRate: sampleRate,
                                   sampleTime: start, outputFrame: graphSampleTime))
         }
         return node.buffer

@@ -188,6 +188,16 @@ public final class GraphPlayer: GraphNode, @unchecked Sendable {
                 let item = items[0]
                 let wanted = Int(min(Int64(frames - written), item.end - item.next))
                 let got = wanted > 0 ? item.source.read(from: item.next, count: wanted, into: buffer, at: written) : 0
+                // An item of fewer channels than the player puts out (a mono file after a stereo buffer): its
+                // last channel goes to the rest, as a mono source goes to both sides.
+                let last = item.source.channelCount - 1
+                if got > 0, last >= 0, last + 1 < buffer.channelCount {
+                    let from = buffer.channel(last)
+                    for channel in (last + 1)..<buffer.channelCount {
+                        let to = buffer.channel(channel)
+                        for frame in written..<(written + got) { to[frame] = from[frame] }
+                    }
+                }
                 written += got
                 if got == 0 || item.next + Int64(got) >= item.end {
                     // A loop goes back to its start (a source that gives nothing there ends it).

@@ -302,8 +302,9 @@ public final class PlaybackGraph: @unchecked Sendable {
             }
         }
         pass.deferred.forEach { $0() }
-        // The output frame being heard now (the stream's interpolated clock).
-        let heard = running.withLock { $0.player }?.currentFrame ?? 0
+        // The output frame being heard now (the stream's interpolated clock; none while `start` has not yet
+        // kept the player: nothing is heard before it plays).
+        let heard = running.withLock { $0.player }?.currentFrame ?? -1
         let now = monotonicNanoseconds()
         let rate = Int64(max(1, pass.sampleRate))
         let due = lock.withLock { () -> [WhenHeard] in
