@@ -122,17 +122,8 @@ struct PlaybackGraphTimingTests {
     /// same moment; when the samples' completion, asked for when heard, runs against their end.
     @Test func mixerTapToHearingTimeOfAToneBurst() async throws {
         try await withPrivateServer { server in
-            let monitor = try Recorder(source: PrivateServer.monoSink + ".monitor", server: server.address, bufferDuration: 0.01)
+            let (monitor, onset) = try await onsetEar(server)
             defer { monitor.stop() }
-            let onset = Locked<Double?>(nil)
-            monitor.setInputHandler { buffer in
-                let arrived = monotonicSeconds()
-                guard onset.withLock({ $0 == nil }),
-                      let first = (0..<buffer.frameCount).first(where: { abs(Int(buffer.sample(frame: $0, channel: 0) ?? 0)) > 8_000 })
-                else { return }
-                onset.withLock { $0 = arrived - Double(buffer.frameCount - first) / 44_100 }
-            }
-            _ = try await firstReading(monitor.levelReadings()) { _ in true }
             let graph = PlaybackGraph()
             defer { graph.stop() }
             let player = GraphPlayer()

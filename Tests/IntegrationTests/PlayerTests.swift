@@ -7,6 +7,23 @@ import Testing
 import TestSupport
 import Locking
 
+/// The ear for the timing tests: the mono sink's monitor in 10 ms buffers, capturing already, and the moment
+/// it first heard a sample louder than a quarter of full scale: the arrival of the buffer holding it, less
+/// the frames after it (an upper bound: delivery takes time too).
+func onsetEar(_ server: PrivateServer) async throws -> (Recorder, Locked<Double?>) {
+    let monitor = try Recorder(source: PrivateServer.monoSink + ".monitor", server: server.address, bufferDuration: 0.01)
+    let onset = Locked<Double?>(nil)
+    monitor.setInputHandler { buffer in
+        let arrived = monotonicSeconds()
+        guard onset.withLock({ $0 == nil }),
+              let first = (0..<buffer.frameCount).first(where: { abs(Int(buffer.sample(frame: $0, channel: 0) ?? 0)) > 8_000 })
+        else { return }
+        onset.withLock { $0 = arrived - Double(buffer.frameCount - first) / 44_100 }
+    }
+    _ = try await firstReading(monitor.levelReadings()) { _ in true }
+    return (monitor, onset)
+}
+
 /// Records `sink`'s monitor while `body` runs and returns what was recorded, with the stretches the
 /// recorder itself reported lost (there what the sink played is unknown, not silent).
 /// Capture is running (a first buffer has arrived) before `body` starts.
@@ -498,19 +515,8 @@ struct PlayerTimingTests {
             let player = try Player(contentsOf: path, device: PrivateServer.monoSink, server: server.address)
             defer { player.close() }
             let playerReadings = player.levelReadings()
-            // The ear: the monitor in 10 ms buffers; the burst's first frame was heard when the buffer
-            // holding it arrived, less the frames after it (an upper bound: delivery takes time too).
-            let monitor = try Recorder(source: PrivateServer.monoSink + ".monitor", server: server.address, bufferDuration: 0.01)
+            let (monitor, onset) = try await onsetEar(server)
             defer { monitor.stop() }
-            let onset = Locked<Double?>(nil)
-            monitor.setInputHandler { buffer in
-                let arrived = monotonicSeconds()
-                guard onset.withLock({ $0 == nil }),
-                      let first = (0..<buffer.frameCount).first(where: { abs(Int(buffer.sample(frame: $0, channel: 0) ?? 0)) > 8_000 })
-                else { return }
-                onset.withLock { $0 = arrived - Double(buffer.frameCount - first) / 44_100 }
-            }
-            _ = try await firstReading(monitor.levelReadings()) { _ in true }
             // The player's reading of the buffer that starts with the burst (file frames 132 300…136 709).
             let shownTask = Task { () -> (Double, Int64)? in
                 for await reading in playerReadings where reading.channels[0].peakPower > -20 {

@@ -239,6 +239,53 @@ private func loudSpan(_ samples: [Float], threshold: Float = 0.05) -> Range<Int>
         #expect(node.bypass)
     }
 
+    /// Hostile numbers never trap: times at Int64's ends, segments from Int64.min for Int64.max frames,
+    /// NaN and infinite samples (played as 0), rates NaN/0/1e15 and pitches ±1e9 on the effects, a graph
+    /// rate no stream carries (start refuses it before connecting), host times with no stream.
+    @Test func hostileNumbersNeverTrap() throws {
+        let graph = PlaybackGraph()
+        let player = GraphPlayer(), timePitch = GraphTimePitch(), varispeed = GraphVarispeed()
+        for node in [player, timePitch, varispeed] as [GraphNode] { try graph.attach(node) }
+        try graph.connect(player, to: timePitch)
+        try graph.connect(timePitch, to: varispeed)
+        try graph.connect(varispeed, to: graph.mainMixer)
+        var samples = noise(1_000, seed: 59)
+        samples[10] = .nan
+        samples[20] = .infinity
+        samples[30] = -.infinity
+        player.schedule(samples: [samples], sampleRate: 44_100, at: .graph(.min))
+        player.schedule(samples: [samples], sampleRate: 44_100, at: .player(.min))
+        player.schedule(samples: [samples], sampleRate: 44_100, at: .player(.max), options: .interrupts)
+        player.schedule(samples: [samples], sampleRate: 44_100, at: .graph(.max), options: .interrupts)
+        player.schedule(samples: [samples], sampleRate: 0, options: .interrupts)
+        player.schedule(samples: [samples], sampleRate: .max, options: .interrupts)
+        player.schedule(samples: [samples], sampleRate: 44_100, options: .interrupts)
+        player.play(at: .min)
+        player.play(at: .max)
+        player.play(at: .min)
+        let out = render(graph, frames: 2_205)
+        #expect(Array(out[0].prefix(1_000)) == samples.map { $0.isFinite ? $0 : 0 })
+        for (value, rate, pitch) in [(Double.nan, 1.0, 0.0), (0, 1.0 / 32, 0), (1e15, 32, 2_400), (-1e9, 1.0 / 32, -2_400), (1e9, 32, 2_400)] {
+            timePitch.rate = value
+            timePitch.pitch = value
+            varispeed.rate = value
+            #expect(timePitch.rate == rate && timePitch.pitch == pitch, "\(value)")
+            #expect(varispeed.rate == min(4, max(0.25, rate)) || value.isNaN, "\(value)")
+        }
+        player.schedule(samples: [samples], sampleRate: 44_100)
+        _ = render(graph, frames: 4_410)
+        #expect(graph.sampleTime(forHostTime: .max) == nil && graph.sampleTime(forHostTime: 0) == nil)
+        for rate in [0, -1, Int.max, Int.min] {
+            let odd = PlaybackGraph(sampleRate: rate)
+            #expect(throws: RecorderError.self) { try odd.start() }
+            #expect(!odd.isRunning)
+        }
+        try player.installTap(bufferFrames: .min) { _ in }
+        player.volume = .infinity
+        player.pan = -.nan
+        #expect(player.volume == 1 && player.pan == 0)
+    }
+
     /// What cannot be: a node in two graphs, a connection to a node not attached, to a bus a node lacks,
     /// into itself or round a loop, a second tap; each a thrown error with a line, the graph unchanged.
     @Test func impossibleConnectionsAndSecondTapsAreRefused() throws {

@@ -28,6 +28,14 @@ public enum GraphScheduleTime: Sendable, Equatable, ExpressibleByIntegerLiteral 
 
     /// A player time.
     public init(integerLiteral value: Int64) { self = .player(value) }
+
+    /// The same time, negative ones at 0 (a time past: at once).
+    var clamped: GraphScheduleTime {
+        switch self {
+        case .player(let time): .player(max(0, time))
+        case .graph(let time): .graph(max(0, time))
+        }
+    }
 }
 
 /// When a scheduled item's completion handler runs.
@@ -86,7 +94,7 @@ public final class GraphPlayer: GraphNode, @unchecked Sendable {
         lock.withLock {
             channels = max(1, min(16, source.channelCount))
             items.append(Item(source: source, next: first, end: end, loops: false, handler: completion, completeWhen: completeWhen,
-                              startAt: time, atGraphRate: false))
+                              startAt: time?.clamped, atGraphRate: false))
         }
     }
 
@@ -112,7 +120,7 @@ public final class GraphPlayer: GraphNode, @unchecked Sendable {
                 items[last].loops = false
             }
             items.append(Item(source: source, next: 0, end: source.frameCount, loops: options.contains(.loops), handler: completion,
-                              completeWhen: completeWhen, startAt: time, atGraphRate: false))
+                              completeWhen: completeWhen, startAt: time?.clamped, atGraphRate: false))
         }
         interrupted.forEach { $0() }
     }
@@ -124,7 +132,7 @@ public final class GraphPlayer: GraphNode, @unchecked Sendable {
     public func play(at time: Int64? = nil) {
         lock.withLock {
             playing = true
-            startAt = time
+            startAt = time.map { max(0, $0) }
         }
     }
 
