@@ -47,7 +47,7 @@ let package = Package(
         ),
         // The true-peak interpolator's inner loop, in C vector types (fast in a debug build too).
         .target(name: "CTruePeak"),
-        // sem_clockwait, for waits on CLOCK_MONOTONIC (glibc has it; Swift's Glibc module does not show it).
+        // sem_clockwait (waits on CLOCK_MONOTONIC) and fallocate: glibc has them, Swift's Glibc module does not show them.
         .systemLibrary(name: "CSemaphore"),
         // The locks the library and the command share (pthread-based, so ThreadSanitizer sees them).
         .target(name: "Locking"),
@@ -117,6 +117,20 @@ let package = Package(
             name: "seed-soundmeter",
             dependencies: ["OpenAVFAudio"],
             path: "Examples/Seeds/SoundMeter"
+        ),
+        // The plain delegate patterns (a delegate class made and used from top-level code and from a
+        // non-isolated method), one file compiled in both language modes: a build that fails is the test.
+        .executableTarget(
+            name: "delegate-patterns-swift5",
+            dependencies: ["OpenAVFAudio"],
+            path: "Examples/DelegatePatterns/Swift5",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .executableTarget(
+            name: "delegate-patterns-swift6",
+            dependencies: ["OpenAVFAudio"],
+            path: "Examples/DelegatePatterns/Swift6",
+            swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // A command-line client of OpenAudioToolbox that the tests run against a private server.
         .executableTarget(

@@ -4,9 +4,11 @@ import Foundation
 import Locking
 import RecorderKit
 
-/// What an AVAudioPlayer tells its delegate, on the main queue. Both methods have empty defaults (on
+/// What an AVAudioPlayer tells its delegate, on the main queue. Not isolated to the main actor, as in
+/// every SDK before Apple's 27 (the code people port): a class adopting it is made and used from any
+/// code; one that is `@MainActor` marks its methods `nonisolated` or its conformance `@preconcurrency`.
+/// Both methods have empty defaults (on
 /// Apple's systems they are optional).
-@MainActor
 public protocol AVAudioPlayerDelegate: NSObjectProtocol {
     /// The sound played to its end (`flag` false if it could not be decoded to the end); not after `stop()`.
     func audioPlayerDidFinishPlaying(_ player: AVAudioPlayer, successfully flag: Bool)
@@ -48,6 +50,7 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
 
     /// As `init(contentsOf:)`; the type hint is not needed (libsndfile reads the file's header).
     public init(contentsOf url: URL, fileTypeHint utiString: String?) throws {
+        guard url.isFileURL else { throw statusError(kAudioFileUnspecifiedError, notAFileURL(url, "play")) }
         do {
             player = try Player(contentsOf: url.path, clientName: ProcessInfo.processInfo.processName)
         } catch {
@@ -120,8 +123,8 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
         }
     }
 
-    private func tellDelegate(_ call: @escaping @MainActor @Sendable (any AVAudioPlayerDelegate, AVAudioPlayer) -> Void) {
-        onMainQueue { [weak self] in
+    private func tellDelegate(_ call: @escaping @Sendable (any AVAudioPlayerDelegate, AVAudioPlayer) -> Void) {
+        DispatchQueue.main.async { [weak self] in
             guard let self, let delegate = self.delegate else { return }
             call(delegate, self)
         }

@@ -4,8 +4,9 @@ import Foundation
 import Locking
 import RecorderKit
 
-/// What an AVAudioRecorder tells its delegate, on the main queue. Both methods have empty defaults.
-@MainActor
+/// What an AVAudioRecorder tells its delegate, on the main queue. Not isolated to the main actor (Apple's
+/// is not, in any SDK): a class adopting it is made and used from any code. Both methods have empty
+/// defaults.
 public protocol AVAudioRecorderDelegate: NSObjectProtocol {
     /// A recording ended: by `stop()`, by the end of `record(forDuration:)`, or by a failure (`flag` false).
     func audioRecorderDidFinishRecording(_ recorder: AVAudioRecorder, successfully flag: Bool)
@@ -42,6 +43,7 @@ open class AVAudioRecorder: NSObject, @unchecked Sendable {
     /// 32, AVLinearPCMIsFloatKey, AVEncoderAudioQualityKey). Capture and metering begin now; the file is
     /// made by `record()`. AAC and Apple Lossless cannot be encoded on Linux: it throws, saying so.
     public init(url: URL, settings: [String: Any]) throws {
+        guard url.isFileURL else { throw statusError(kAudioFileUnspecifiedError, notAFileURL(url, "record into")) }
         let reader = SettingsReader(settings: settings)
         let formatID = reader.formatID
         guard formatID != kAudioFormatMPEG4AAC, formatID != kAudioFormatAppleLossless else {
@@ -111,8 +113,8 @@ open class AVAudioRecorder: NSObject, @unchecked Sendable {
         }
     }
 
-    private func tellDelegate(_ call: @escaping @MainActor @Sendable (any AVAudioRecorderDelegate, AVAudioRecorder) -> Void) {
-        onMainQueue { [weak self] in
+    private func tellDelegate(_ call: @escaping @Sendable (any AVAudioRecorderDelegate, AVAudioRecorder) -> Void) {
+        DispatchQueue.main.async { [weak self] in
             guard let self, let delegate = self.delegate else { return }
             call(delegate, self)
         }

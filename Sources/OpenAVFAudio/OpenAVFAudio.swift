@@ -14,9 +14,3 @@ public typealias AVAudioNodeBus = Int
 func statusError(_ status: OSStatus, _ message: String) -> NSError {
     NSError(domain: NSOSStatusErrorDomain, code: Int(status), userInfo: [NSLocalizedDescriptionKey: message])
 }
-
-/// Runs `body` on the main queue, as Apple calls delegates: a command-line program must run the main
-/// run loop (`RunLoop.main.run(until:)`) or `dispatchMain()` for them to be called.
-func onMainQueue(_ body: @escaping @MainActor @Sendable () -> Void) {
-    DispatchQueue.main.async { MainActor.assumeIsolated { body() } }
-}

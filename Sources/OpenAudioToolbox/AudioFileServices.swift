@@ -41,7 +41,10 @@ public func AudioFileCreateWithURL(_ inFileRef: CFURL, _ inFileType: AudioFileTy
                                    _ inFlags: AudioFileFlags,
                                    _ outAudioFile: UnsafeMutablePointer<AudioFileID?>) -> OSStatus {
     outAudioFile.pointee = nil
-    guard inFileRef.isFileURL else { return kAudio_ParamError }
+    guard inFileRef.isFileURL else {
+        QueueRegistry.noteFailure(notAFileURL(inFileRef, "create"))
+        return kAudio_ParamError
+    }
     return opened(AudioFileObject.create(path: inFileRef.path, type: inFileType, description: inFormat.pointee,
                                          erase: inFlags.contains(.eraseFile)), outAudioFile)
 }
@@ -53,7 +56,10 @@ public func AudioFileOpenURL(_ inFileRef: CFURL, _ inPermissions: AudioFilePermi
                              _ inFileTypeHint: AudioFileTypeID,
                              _ outAudioFile: UnsafeMutablePointer<AudioFileID?>) -> OSStatus {
     outAudioFile.pointee = nil
-    guard inFileRef.isFileURL else { return kAudio_ParamError }
+    guard inFileRef.isFileURL else {
+        QueueRegistry.noteFailure(notAFileURL(inFileRef, "open"))
+        return kAudio_ParamError
+    }
     guard inPermissions == .readPermission else {
         QueueRegistry.noteFailure("cannot open \(inFileRef.path) to write: files are opened to read only on Linux; create a new one")
         return kAudioFileOperationNotSupportedError
@@ -175,4 +181,11 @@ public func AudioFileClose(_ inAudioFile: AudioFileID) -> OSStatus {
     guard let file = FileRegistry.remove(inAudioFile) else { return kAudioFileNotOpenError }
     file.close()
     return noErr
+}
+
+/// The one line for a URL that names no local file (`https://…`, `data:…`): Apple's file calls take file
+/// URLs only, and so do these; `what` is the verb ("open", "create", "record into", "play").
+public func notAFileURL(_ url: URL, _ what: String) -> String {
+    "cannot \(what) \(url.absoluteString): it is not a file URL; download it first, or give a local path "
+        + "(URL(fileURLWithPath:))"
 }

@@ -35,6 +35,27 @@ struct AVFAudioValueTests {
         #expect(AVAudioPCMBuffer(pcmFormat: compressed, frameCapacity: 1) == nil)
     }
 
+    /// A URL that names no local file is refused, with a line that says so, by every call that takes
+    /// one; nothing is played, and nothing is written at the URL's path taken as a local one.
+    @Test func urlsThatAreNotFileURLsAreRefused() throws {
+        let folder = try temporaryDirectory()
+        let remote = try #require(URL(string: "https://example.invalid" + folder + "/take.wav"))
+        func message(_ error: any Error) -> String { (error as NSError).localizedDescription }
+        let settings: [String: Any] = [AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: 44_100, AVNumberOfChannelsKey: 1]
+        for attempt in [{ _ = try AVAudioPlayer(contentsOf: remote) }, { _ = try AVAudioRecorder(url: remote, settings: settings) },
+                        { _ = try AVAudioFile(forReading: remote) }, { _ = try AVAudioFile(forWriting: remote, settings: settings) }] {
+            do {
+                try attempt()
+                Issue.record("\(remote) was taken as a file")
+            } catch {
+                #expect(message(error).contains("\(remote.absoluteString): it is not a file URL"), "\(message(error))")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: remote.path))
+        var file: AudioFileID?
+        #expect(AudioFileOpenURL(remote as CFURL, .readPermission, 0, &file) == kAudio_ParamError && file == nil)
+    }
+
     /// A deinterleaved float buffer: a pointer per channel, the same each time it is asked for (nothing is
     /// allocated per call); an interleaved int16 buffer: one pointer, stride 2; lengths clamped.
     @Test func pcmBuffersHandOutFixedChannelPointers() throws {
