@@ -16,21 +16,19 @@ private struct HandlerStop: Sendable {
     var seconds = 0.0
 }
 
-/// Plays `noise` into the mono sink while `recorder` records its monitor into `path`; the handler
-/// `act` is called (once) on the first buffer by which `frames` frames of noise have gone by.
-private func recordNoise(_ server: PrivateServer, _ recorder: Recorder, path: String, noise: [Int16],
-                         after frames: Int64, act: @escaping @Sendable (Recorder?, CapturedBuffer) -> HandlerStop) async throws
+/// Records the numbered source with `recorder` into `path`; the handler `act` is called (once) on the
+/// first buffer by which `frames` frames of the feed have gone by.
+private func recordNumbered(_ recorder: Recorder, path: String, after frames: Int64,
+                            act: @escaping @Sendable (Recorder?, CapturedBuffer) -> HandlerStop) async throws
     -> (HandlerStop, Int64) {
-    let directory = (path as NSString).deletingLastPathComponent
-    try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
     let seen = Locked<Int64>(0)
     let result = Locked<HandlerStop?>(nil)
     let acted = AsyncStream<Void>.makeStream()
     recorder.setInputHandler { [weak recorder] buffer in
-        let loud = (0..<buffer.frameCount).contains { buffer.sample(frame: $0, channel: 0) != 0 }
+        let numbered = (0..<buffer.frameCount).contains { buffer.sample(frame: $0, channel: 0) != 0 }
         let due = seen.withLock { seen -> Bool in
             guard seen >= 0 else { return false }
-            if loud { seen += Int64(buffer.frameCount) }
+            if numbered { seen += Int64(buffer.frameCount) }
             if seen >= frames { seen = -1; return true }
             return false
         }
@@ -40,22 +38,28 @@ private func recordNoise(_ server: PrivateServer, _ recorder: Recorder, path: St
         acted.continuation.finish()
     }
     let start = try recorder.record(to: path)
-    let player = Task.detached { try await server.play(directory + "/noise.wav") }
     for await _ in acted.stream { break }
-    try await player.value
     return (try #require(result.withLock { $0 }), start)
 }
 
-/// The file holds the noise from where it starts, and every sample as the server delivered it (`reference`,
-/// a capture of the same monitor started before the recording).
-private func expectNoiseUpToTheEnd(_ path: String, _ noise: [Int16], _ reference: ReferenceCapture,
-                                   sourceLocation: SourceLocation = #_sourceLocation) async throws {
+/// The file holds every frame of the feed from its first to its last: none missing that the recorder
+/// did not count (it counted none here), whatever the server did.
+private func expectEveryFrame(_ path: String, _ source: NumberedSource, atLeast frames: Int,
+                              sourceLocation: SourceLocation = #_sourceLocation) async throws {
     let take = try readSoundFile(path)
-    #expect(holdsStretch(of: noise, in: take.samples), "no noise in the file", sourceLocation: sourceLocation)
-    let comparison = try await reference.compare(take.samples, played: noise)
-    #expect(comparison.offset != nil && comparison.differing == 0,
-            "\(comparison.differing) samples differ from the reference capture, the first at \(comparison.firstDifference ?? -1)",
-            sourceLocation: sourceLocation)
+    let check = try await source.check(take.samples)
+    #expect(check.numbered >= frames, "\(check)", sourceLocation: sourceLocation)
+    #expect(check.unexplained.isEmpty, "\(check)", sourceLocation: sourceLocation)
+}
+
+/// Runs `body` with a private server whose numbered source is fed, and stops both whatever happens.
+private func withNumberedSource<T>(_ body: (PrivateServer, NumberedSource, String) async throws -> T) async throws -> T {
+    try await withPrivateServer { server in
+        let directory = try temporaryDirectory()
+        let source = try await NumberedSource(server: server, directory: directory)
+        defer { source.stop() }
+        return try await body(server, source, directory)
+    }
 }
 
 @Suite(.timeLimit(.minutes(2)))
@@ -63,13 +67,11 @@ struct ControlPathTests {
     private let monitor = PrivateServer.monoSink + ".monitor"
 
     @Test func stopRecordingFromTheInputHandlerEndsTheFileWithThatBuffer() async throws {
-        try await withPrivateServer { server in
-            let path = try temporaryDirectory() + "/handler-stop.aiff"
-            let reference = try await ReferenceCapture(server: server, source: monitor, directory: (path as NSString).deletingLastPathComponent)
-            let noise = noiseSamples(count: 44_100 * 2, seed: 11)
-            let recorder = try Recorder(source: monitor, server: server.address)
+        try await withNumberedSource { server, source, directory in
+            let path = directory + "/handler-stop.aiff"
+            let recorder = try Recorder(source: NumberedSource.name, server: server.address)
             defer { recorder.stop() }
-            let (stop, start) = try await recordNoise(server, recorder, path: path, noise: noise, after: 22_050) { recorder, buffer in
+            let (stop, start) = try await recordNumbered(recorder, path: path, after: 22_050) { recorder, buffer in
                 let began = monotonicSeconds()
                 var outcome = HandlerStop(bufferEnd: buffer.startFrame + Int64(buffer.frameCount))
                 do throws(RecorderError) { outcome.summary = try recorder?.stopRecording() } catch { outcome.error = error }
@@ -81,9 +83,10 @@ struct ControlPathTests {
             #expect(stop.seconds < 30, "the call took \(stop.seconds) s")  // a hang: no time is measured here
             #expect(summary.startFrame == start)
             #expect(summary.startFrame + summary.frameCount == stop.bufferEnd, "the file ends with the handler's buffer")
+            #expect(summary.droppedFrames == 0)
             #expect(!recorder.isRecording)
             #expect(try await recorder.waitForRecording() == summary)
-            try await expectNoiseUpToTheEnd(path, noise, reference)
+            try await expectEveryFrame(path, source, atLeast: 22_050)
             #expect(try readSoundFile(path).frames == Int(summary.frameCount))
             // The recorder goes on: another take can start from the same handler's thread later.
             try recorder.record(to: path + ".2.aiff", duration: 0.2)
@@ -92,14 +95,12 @@ struct ControlPathTests {
     }
 
     @Test func stopFromTheInputHandlerEndsCaptureAndTheStreams() async throws {
-        try await withPrivateServer { server in
-            let path = try temporaryDirectory() + "/handler-full-stop.aiff"
-            let reference = try await ReferenceCapture(server: server, source: monitor, directory: (path as NSString).deletingLastPathComponent)
-            let noise = noiseSamples(count: 44_100 * 2, seed: 12)
-            let recorder = try Recorder(source: monitor, server: server.address)
+        try await withNumberedSource { server, source, directory in
+            let path = directory + "/handler-full-stop.aiff"
+            let recorder = try Recorder(source: NumberedSource.name, server: server.address)
             let events = recorder.events()
             let calls = Atomic<Int>(0)
-            let (stop, _) = try await recordNoise(server, recorder, path: path, noise: noise, after: 22_050) { recorder, buffer in
+            let (stop, _) = try await recordNumbered(recorder, path: path, after: 22_050) { recorder, buffer in
                 let began = monotonicSeconds()
                 recorder?.stop()
                 calls.add(1, ordering: .relaxed)
@@ -112,27 +113,25 @@ struct ControlPathTests {
             }
             let summary = try #require(finished)
             #expect(summary.startFrame + summary.frameCount == stop.bufferEnd)
+            #expect(summary.droppedFrames == 0)
             #expect(calls.load(ordering: .relaxed) == 1)
             #expect(throws: RecorderError.self) { try recorder.record(to: path + ".again.aiff") }
             await recorder.stop()  // idempotent, from an async context
-            try await expectNoiseUpToTheEnd(path, noise, reference)
+            try await expectEveryFrame(path, source, atLeast: 22_050)
         }
     }
 
     @Test func aRecorderReleasedInsideItsOwnHandlerStopsAndClosesTheFile() async throws {
-        try await withPrivateServer { server in
-            let path = try temporaryDirectory() + "/released.aiff"
-            let reference = try await ReferenceCapture(server: server, source: monitor, directory: (path as NSString).deletingLastPathComponent)
-            let noise = noiseSamples(count: 44_100 * 2, seed: 13)
-            try writeWAV((path as NSString).deletingLastPathComponent + "/noise.wav", samples: noise, channels: 1)
-            let owner = Locked<Recorder?>(try Recorder(source: monitor, server: server.address))
+        try await withNumberedSource { server, source, directory in
+            let path = directory + "/released.aiff"
+            let owner = Locked<Recorder?>(try Recorder(source: NumberedSource.name, server: server.address))
             let events = try #require(owner.withLock { $0?.events() })
             let seen = Atomic<Int64>(0)
             let deinitThread = Locked<Bool?>(nil)
             try owner.withLock { recorder in
                 recorder?.setInputHandler { buffer in
-                    let loud = (0..<buffer.frameCount).contains { buffer.sample(frame: $0, channel: 0) != 0 }
-                    guard loud, seen.add(Int64(buffer.frameCount), ordering: .relaxed).newValue >= 22_050 else { return }
+                    let numbered = (0..<buffer.frameCount).contains { buffer.sample(frame: $0, channel: 0) != 0 }
+                    guard numbered, seen.add(Int64(buffer.frameCount), ordering: .relaxed).newValue >= 22_050 else { return }
                     // The last reference goes here, on the delivery thread: deinit runs stop() there.
                     let last = owner.withLock { recorder -> Recorder? in
                         defer { recorder = nil }
@@ -143,35 +142,27 @@ struct ControlPathTests {
                 try recorder?.record(to: path)
             }
             let began = monotonicSeconds()
-            let player = Task.detached { try await server.play((path as NSString).deletingLastPathComponent + "/noise.wav") }
             var finished: RecordingSummary?
             for await event in events {
                 if case .recordingFinished(let summary) = event { finished = summary }
             }
-            try await player.value
             #expect(deinitThread.withLock { $0 } == true)
             let summary = try #require(finished)
-            #expect(summary.error == nil)
-            #expect(monotonicSeconds() - began < 30)  // bounded: no hang (the noise plays 2 s on a loaded machine)
-            try await expectNoiseUpToTheEnd(path, noise, reference)
+            #expect(summary.error == nil && summary.droppedFrames == 0)
+            #expect(monotonicSeconds() - began < 30)  // bounded: no hang
+            try await expectEveryFrame(path, source, atLeast: 22_050)
             #expect(try readSoundFile(path).frames == Int(summary.frameCount))
         }
     }
 
     @Test func aLevelReadingsConsumerStopsTheRecordingWithTheBlockingAndTheAsyncCall() async throws {
-        try await withPrivateServer { server in
-            let directory = try temporaryDirectory()
-            let noise = noiseSamples(count: 44_100 * 3, seed: 14)
-            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
-            let recorder = try Recorder(source: monitor, server: server.address)
+        try await withNumberedSource { server, source, directory in
+            let recorder = try Recorder(source: NumberedSource.name, server: server.address)
             defer { recorder.stop() }
             for blocking in [true, false] {
-                // One per take: the noise plays once for each, and its start must be found once.
-                let reference = try await ReferenceCapture(server: server, source: monitor, directory: directory)
                 let readings = recorder.levelReadings()
                 let path = directory + "/consumer-\(blocking).aiff"
                 try recorder.record(to: path)
-                let player = Task.detached { try await server.play(directory + "/noise.wav") }
                 var signal = 0
                 var summary: RecordingSummary?
                 let began: Double
@@ -182,10 +173,9 @@ struct ControlPathTests {
                         signal += reading.frameCount
                         if signal >= 44_100 { break }
                     }
-                    // Bounded: a noise that never comes is a failure with its reason, not a hang.
+                    // Bounded: a feed that never comes is a failure with its reason, not a hang.
                     if heard > 44_100 * 15 {
-                        let played = await player.result
-                        Issue.record("no second of noise in 15 s recorded (blocking: \(blocking)); paplay: \(played)")
+                        Issue.record("no second of the feed in 15 s recorded (blocking: \(blocking)); fed: \(source.framesFed)")
                         break
                     }
                 }
@@ -197,20 +187,16 @@ struct ControlPathTests {
                     summary = try await recorder.stopRecording()
                 }
                 #expect(monotonicSeconds() - began < 30)  // a hang: no time is measured here
-                try await player.value
                 let done = try #require(summary)
                 #expect(done.droppedFrames == 0)
                 // The stop is at the moment of the call, not of the reading: a consumer that lags (two
-                // cooperative threads shared with a hundred tests) may stop after the noise has ended.
-                // Either way the file holds at least the second of noise the consumer saw (less the part of
-                // its first noisy buffer before the noise), every sample as the server delivered it.
+                // cooperative threads shared with a hundred tests) stops later. Either way the file holds at
+                // least the second of the feed the consumer saw (less the part of its first buffer before
+                // the feed began), every frame of the feed from its first to its last.
                 let take = try readSoundFile(path)
-                #expect(holdsStretch(of: noise, in: take.samples), "no noise in \(take.frames) frames (blocking: \(blocking))")
                 let firstSound = take.samples.firstIndex { $0 != 0 } ?? take.samples.count
-                #expect(take.samples.count - firstSound >= 44_100 - 4_410)  // the first noisy buffer counted whole
-                let comparison = try await reference.compare(take.samples, played: noise)
-                #expect(comparison.offset != nil && comparison.differing == 0,
-                        "\(comparison.differing) samples differ from the reference capture (blocking: \(blocking))")
+                #expect(take.samples.count - firstSound >= 44_100 - 4_410, "blocking: \(blocking)")
+                try await expectEveryFrame(path, source, atLeast: 44_100 - 4_410)
             }
         }
     }

@@ -1,0 +1,239 @@
+// The oracle for "no frame lost": a pipe source on the private server fed a numbered sequence, so every
+// frame of a take says which frame of the feed it is, and a frame missing from a take is found by number.
+import Foundation
+import Glibc
+import Synchronization
+
+/// A pipe source (`module-pipe-source`, on PulseAudio and on pipewire-pulse alike) named `name`, 44.1 kHz
+/// mono 16-bit, fed by a thread of this process with frame after frame of a numbered sequence: frame n
+/// holds `value(n)`, never 0. A take of it must hold consecutive numbers; where it does not, frames of the
+/// feed are missing from it, and `check(_:gaps:)` says whose loss that is:
+/// - the recorder's, unless it counted and placed it (silence of exactly the missing length there);
+/// - the server's source's, when a second record stream of the same source (the witness, `parecord`,
+///   started first) shows the very same numbers missing: both streams were given the same data, so the
+///   frames never left the source. (Seen on pipewire-pulse under load: 512 frames skipped by its pipe
+///   source, missing alike from two streams.) The witness can only clear a loss, never make one: its own
+///   drops elsewhere are not compared, and it cannot drop exactly the same numbers as the take by chance
+///   without the source having skipped them.
+/// Silence with no number missing around it (a sink or source that played silence for want of data, a
+/// stream's start) is not a loss: no frame of the feed is missing.
+///
+/// The feed runs at real time, 0.1 s ahead of the clock (the servers' pipe sources read what is there:
+/// PulseAudio's as it comes, PipeWire's each cycle), at real-time priority where the process may have it,
+/// so a loaded machine does not starve the source; `worstLateness` says how late the feed ever woke.
+public final class NumberedSource: @unchecked Sendable {
+    // @unchecked Sendable: the feeder shares only `state` (atomics and a semaphore) with the rest;
+    // `witness` and the path are set in init and never changed.
+    public static let name = "rk_numbered"
+    public static let sampleRate = 44_100
+    /// The sequence's period: 65 535 frames (1.49 s). A loss of a whole number of periods would hide.
+    public static let period = 65_535
+
+    /// Frame `n` of the feed: n mod 65 535 + 1, as a 16-bit pattern (never 0).
+    public static func value(_ n: Int64) -> Int16 {
+        Int16(bitPattern: UInt16(truncatingIfNeeded: n % Int64(period) + 1))
+    }
+
+    /// The number (0..<65 535) a sample carries, nil for silence.
+    static func number(_ sample: Int16) -> Int? {
+        let pattern = Int(UInt16(bitPattern: sample))
+        return pattern == 0 ? nil : pattern - 1
+    }
+
+    /// What the feeder shares with the rest: atomics only.
+    private final class FeedState: Sendable {
+        let stopping = Atomic<Bool>(false)
+        let fed = Atomic<Int64>(0)
+        let lateNanoseconds = Atomic<Int64>(0)
+        let finished = DispatchSemaphore(value: 0)
+    }
+
+    private let fifo: String
+    private let state = FeedState()
+    private let witness: ReferenceCapture
+
+    /// Loads the pipe source on `server`, starts the feed and the witness, and returns once the server
+    /// delivers the feed (the witness has received some).
+    public init(server: PrivateServer, directory: String) async throws {
+        fifo = directory + "/numbered.fifo"
+        let fifo = self.fifo
+        try await offThread {
+            try server.run("pactl", ["load-module", "module-pipe-source", "source_name=\(Self.name)", "file=\(fifo)",
+                                     "format=s16le", "rate=\(Self.sampleRate)", "channels=1"])
+        }
+        // The server holds the FIFO open to read (and write, so it never sees an end): opening it to
+        // write does not block.
+        let descriptor = open(fifo, O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw TestFailure("cannot open the numbered source's FIFO \(fifo): \(String(cString: strerror(errno)))") }
+        let thread = Thread { [state] in
+            Self.feed(descriptor, state)
+            close(descriptor)
+            state.finished.signal()
+        }
+        thread.name = "numbered feed"
+        thread.start()
+        do {
+            witness = try await ReferenceCapture(server: server, source: Self.name, directory: directory)
+        } catch {
+            state.stopping.store(true, ordering: .releasing)
+            throw error
+        }
+    }
+
+    /// Frames fed so far.
+    public var framesFed: Int64 { state.fed.load(ordering: .relaxed) }
+
+    /// How late (seconds) the feed ever woke past its 5 ms sleep: under 0.1 s the source never ran dry.
+    public var worstLateness: Double { Double(state.lateNanoseconds.load(ordering: .relaxed)) / 1e9 }
+
+    /// Writes the sequence at real time, `lead` frames ahead of the clock, until told to stop or the
+    /// server goes (the write fails: SIGPIPE is blocked on this thread, so it returns EPIPE instead).
+    private static func feed(_ descriptor: Int32, _ state: FeedState) {
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
+        var priority = sched_param()
+        priority.sched_priority = 10
+        _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &priority)  // refused without the right: then as is
+        let rate = Int64(sampleRate), lead = Int64(sampleRate / 10), chunk = 441
+        var samples = [Int16](repeating: 0, count: chunk)
+        var written: Int64 = 0
+        var origin = monotonicNanoseconds()
+        while !state.stopping.load(ordering: .acquiring) {
+            let now = monotonicNanoseconds()
+            var due = (now - origin) * rate / 1_000_000_000 + lead
+            if due - written > 2 * lead {
+                // The write blocked (the server did not read: no one records the source): go on from
+                // here at real time, instead of a burst of what the clock says is owed.
+                origin = now - written * 1_000_000_000 / rate
+                due = written + lead
+            }
+            guard written < due else {
+                usleep(5_000)
+                let overslept = monotonicNanoseconds() - now - 5_000_000
+                if overslept > state.lateNanoseconds.load(ordering: .relaxed) { state.lateNanoseconds.store(overslept, ordering: .relaxed) }
+                continue
+            }
+            let count = Int(min(due - written, Int64(chunk)))
+            for index in 0..<count { samples[index] = value(written + Int64(index)) }
+            let complete = samples.withUnsafeBytes { bytes -> Bool in
+                var offset = 0
+                let total = count * 2
+                while offset < total {
+                    let result = write(descriptor, bytes.baseAddress! + offset, total - offset)
+                    if result < 0 && errno == EINTR { continue }
+                    guard result > 0 else { return false }
+                    offset += result
+                }
+                return true
+            }
+            guard complete else { return }
+            written += Int64(count)
+            state.fed.store(written, ordering: .relaxed)
+        }
+    }
+
+    /// A take's frames against the feed. `gaps`: where the recorder said it lost frames (the take's frame
+    /// and the count), silence in their place. Waits (ceiling 60 s, only a hang) for the witness to have
+    /// passed the take's end when a loss must be looked up in it.
+    public func check(_ take: [Int16], gaps: [(frame: Int, count: Int)] = []) async throws -> NumberedCheck {
+        var unexplained: [NumberedCheck.Loss] = []
+        var bySource: [NumberedCheck.Loss] = []
+        var counted = 0
+        var silence = 0
+        var numbered = 0
+        var previous: (index: Int, number: Int)?
+        var witnessNumbers: [Int?]?
+        for index in take.indices {
+            guard let number = Self.number(take[index]) else { continue }
+            numbered += 1
+            defer { previous = (index, number) }
+            guard let before = previous else { continue }
+            let zeros = index - before.index - 1
+            let missing = (number - before.number - 1 + Self.period) % Self.period
+            if missing == 0 {
+                silence += zeros
+                continue
+            }
+            let loss = NumberedCheck.Loss(frame: before.index + 1, missing: missing, silence: zeros)
+            let gapFrames = gaps.filter { $0.frame > before.index && $0.frame < index }.reduce(0) { $0 + $1.count }
+            if gapFrames == missing && zeros >= missing {
+                counted += missing
+                silence += zeros - missing
+                continue
+            }
+            if witnessNumbers == nil {
+                let samples = try await witness.samples(afterFrames: Self.sampleRate / 5)
+                witnessNumbers = samples.map(Self.number)
+            }
+            if Self.skips(witnessNumbers ?? [], from: before.number, to: number) {
+                bySource.append(loss)
+            } else {
+                unexplained.append(loss)
+            }
+        }
+        return NumberedCheck(frames: take.count, numbered: numbered, first: take.firstIndex { $0 != 0 },
+                             unexplained: unexplained, bySource: bySource, counted: counted, silence: silence)
+    }
+
+    /// True when `numbers` holds `from` followed by `to` with nothing but silence between: the source
+    /// skipped what lies between them.
+    private static func skips(_ numbers: [Int?], from: Int, to: Int) -> Bool {
+        var last: Int?
+        for case let number? in numbers {
+            if last == from && number == to { return true }
+            last = number
+        }
+        return false
+    }
+
+    /// Stops the feed and the witness (idempotent); the pipe source goes with the server.
+    public func stop() {
+        guard !state.stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        witness.stop()
+        // The feeder wakes every 5 ms, or its write fails once the server has gone.
+        _ = state.finished.wait(timeout: .now() + 5)
+    }
+
+    deinit { stop() }
+}
+
+/// A take read against a `NumberedSource`.
+public struct NumberedCheck: Sendable, CustomStringConvertible {
+    /// Numbers missing after the take's frame `frame` (where `silence` frames of silence stand).
+    public struct Loss: Sendable, Equatable {
+        public let frame: Int
+        public let missing: Int
+        public let silence: Int
+    }
+
+    /// The take's frames, and how many of them carry a number (the rest are silence).
+    public let frames: Int
+    public let numbered: Int
+    /// The take's first numbered frame, nil if none.
+    public let first: Int?
+    /// Frames missing that the recorder neither counted nor placed, and the server's source did not skip.
+    public let unexplained: [Loss]
+    /// Frames the server's source skipped (missing from the witness alike).
+    public let bySource: [Loss]
+    /// Frames missing where the recorder said, as silence of their length.
+    public let counted: Int
+    /// Silence with no frame missing around it.
+    public let silence: Int
+
+    /// Frames the recorder lost without saying so.
+    public var lostUncounted: Int { unexplained.reduce(0) { $0 + $1.missing } }
+
+    public var description: String {
+        "\(frames) frames, \(numbered) numbered (the first at \(first.map(String.init) ?? "none")); lost uncounted: "
+            + "\(lostUncounted) \(unexplained.prefix(5)); skipped by the source: \(bySource.prefix(5)); counted: \(counted); "
+            + "silence: \(silence)"
+    }
+}
+
+private func monotonicNanoseconds() -> Int64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+}
