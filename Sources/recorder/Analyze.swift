@@ -26,7 +26,7 @@ struct Analyze: ParsableCommand {
     }
 
     func run() throws {
-        var failed = false
+        var status: Int32?
         var albumLoudness: (integrated: Double, samplePeak: Double)?
         if album {
             do throws(RecorderError) {
@@ -51,12 +51,22 @@ struct Analyze: ParsableCommand {
                 writeOutput(json ? Self.json(analysis, tags: tags) + "\n"
                                  : Self.text(analysis) + (tags.map { "  tagged: " + $0.map { "\($0.name)=\($0.value)" }.joined(separator: ", ") + "\n" } ?? ""))
             } catch {
-                // The other files are still analysed; the exit status says one could not be read.
+                // The other files are still analysed; the exit status is the first failure's.
                 writeLine("recorder: \(error.message)")
-                failed = true
+                if status == nil { status = Self.status(for: error) }
             }
         }
-        if failed { throw ExitCode(ExitStatus.noInput) }
+        if let status { throw ExitCode(status) }
+    }
+
+    /// A file's failure as an exit status: 66 it cannot be read; 65 it holds what cannot be tagged
+    /// (silence, a WAV without a bext chunk); 73 it cannot be written (read-only, no permission); 74 the
+    /// write failed (a full disk: the file is unchanged).
+    static func status(for error: RecorderError) -> Int32 {
+        switch error.code {
+        case .loudnessUnreachable, .unsupportedFileType: return ExitStatus.dataError
+        default: return ExitStatus.status(for: error)
+        }
     }
 
     static func json(_ analysis: FileAnalysis, tags: [(name: String, value: String)]? = nil) -> String {

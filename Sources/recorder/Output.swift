@@ -197,6 +197,27 @@ func visible(_ text: String) -> String {
     return result
 }
 
+/// Bytes that may not be UTF-8 (an argument as the system gave it), shown as `visible` shows text: what
+/// is UTF-8 as itself, control characters and every byte that is not UTF-8 as `\xHH`.
+func visibleBytes(_ bytes: [UInt8]) -> String {
+    var text = ""
+    var index = 0
+    while index < bytes.count {
+        let lead = bytes[index]
+        let length = lead < 0x80 ? 1 : lead >> 5 == 0b110 ? 2 : lead >> 4 == 0b1110 ? 3 : lead >> 3 == 0b1_1110 ? 4 : 0
+        if length > 0, index + length <= bytes.count,
+           let scalar = String(validating: bytes[index..<(index + length)], as: UTF8.self) {
+            text += visible(scalar)
+            index += length
+        } else {
+            let hex = String(lead, radix: 16, uppercase: true)
+            text += "\\x" + (hex.count < 2 ? "0" : "") + hex
+            index += 1
+        }
+    }
+    return text
+}
+
 private func isControl(_ scalar: Unicode.Scalar) -> Bool {
     scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
 }

@@ -10,10 +10,11 @@ struct RecorderCommand: AsyncParsableCommand {
         abstract: "Record audio from PulseAudio or PipeWire into AIFF, WAV, CAF, FLAC, AU, raw, W64, RF64, Ogg Vorbis, Opus or MP3 (or a pipe), and play files, with dBFS meters.",
         discussion: """
             Exit status: 0 success (also a stop by Ctrl-C, SIGTERM, SIGHUP or SIGQUIT); 64 usage error (also a \
-            normalize target the true-peak ceiling forbids); \
-            66 a file to analyze or play cannot be read; 69 server, source or sink unavailable; \
-            73 cannot create the output file; 74 I/O error while recording (the file is still \
-            finalized) or playing, or standard output failed (closed, full, or its reader left); 1 anything else.
+            normalize target the true-peak ceiling forbids); 65 a file analyze --tag cannot tag (silent, or a WAV \
+            without bext); 66 a file to analyze or play cannot be read; 69 server, source or sink unavailable; \
+            73 cannot create the output file (or write the file to tag); 74 I/O error while recording (the file is \
+            still finalized) or playing or tagging, or standard output failed (closed, full, or its reader left); \
+            1 anything else.
             """,
         version: "0.1.0",
         subcommands: [Record.self, Meter.self, Play.self, Sources.self, Sinks.self, Analyze.self, Normalize.self])
@@ -30,7 +31,8 @@ struct RecorderCommand: AsyncParsableCommand {
         // UTF-8 into U+FFFD: a file would be created under another name. Refuse instead.
         for index in 1..<Int(CommandLine.argc) {
             guard let raw = CommandLine.unsafeArgv[index], String(validatingCString: raw) == nil else { continue }
-            writeError("recorder: argument \(index) ('\(String(decoding: UnsafeRawBufferPointer(start: raw, count: strlen(raw)), as: UTF8.self))') "
+            let bytes = Array(UnsafeRawBufferPointer(start: raw, count: strlen(raw)))
+            writeError("recorder: argument \(index) ('\(visibleBytes(bytes))') "
                        + "is not valid UTF-8; use a UTF-8 file or source name (see 'recorder --help')\n")
             Glibc.exit(ExitStatus.usage)
         }
@@ -70,6 +72,7 @@ func exitReportingOutput(_ status: Int32) -> Never {
 /// sysexits-style exit statuses.
 enum ExitStatus {
     static let usage: Int32 = 64
+    static let dataError: Int32 = 65
     static let unavailable: Int32 = 69
     static let noInput: Int32 = 66
     static let cannotCreate: Int32 = 73

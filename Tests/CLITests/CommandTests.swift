@@ -175,7 +175,8 @@ struct CommandTests {
             let reference = try await ReferenceCapture(server: server, source: PrivateServer.monoSink + ".monitor", directory: directory)
             let process = try RunningProcess(try builtProduct("recorder"),
                 ["record", directory + "/take.wav", "--source", PrivateServer.monoSink + ".monitor",
-                 "--start-above", "-30", "--stop-below", "-40", "--hang", "0.5", "--pre-roll", "0.3", "--levels-json"],
+                 "--start-above", "-30", "--stop-below", "-40", "--hang", "0.5", "--pre-roll", "0.3", "--levels-json",
+                 "--scene", "7"],
                 environment: server.clientEnvironment)
             // The noise once the recorder listens (its first level line), so no burst comes before it; a
             // stop once the second take has ended (no fixed length: on a loaded machine the player may
@@ -211,7 +212,14 @@ struct CommandTests {
                 #expect(comparison.offset != nil && comparison.differing == 0,
                         "take \(index + 1): \(comparison.differing) samples differ from the reference capture")
                 #expect(take.samples.count - (start + burst.count) >= 22_050)
+                // Each take its own take sheet: TAKE counting on from the first (none of scene 7 in the
+                // folder before), a file set of one file of its own.
+                let sheet = try #require(try ixmlDocument(file))
+                #expect(ixmlValue("SCENE", in: sheet) == "7" && ixmlValue("TAKE", in: sheet) == String(index + 1), "\(sheet)")
+                #expect(ixmlValue("TOTAL_FILES", in: sheet) == "1" && ixmlValue("FILE_SET_INDEX", in: sheet) == "A", "\(sheet)")
             }
+            let families = try (1...2).map { try ixmlValue("FAMILY_UID", in: ixmlDocument(directory + "/take-00\($0).wav") ?? "") }
+            #expect(families[0] != nil && families[0] != families[1], "\(families)")
             #expect(result.stderr.contains("recorded 2 takes: "), "\(result.stderr)")
             #expect(result.stderr.contains("\ntake 1: \(directory)/take-001.wav, ") && result.stderr.contains("\ntake 2: \(directory)/take-002.wav, "),
                     "\(result.stderr)")
@@ -474,7 +482,7 @@ struct CommandTests {
         #expect(help.status == 0)
         // Every exit status is listed (the help text is wrapped at 80 columns, so compare unwrapped).
         let unwrapped = help.stdout.replacingOccurrences(of: "\n", with: " ")
-        for status in ["64 usage error", "66 a file to analyze or play cannot be read", "69 server, source or sink unavailable",
+        for status in ["64 usage error", "65 a file analyze --tag cannot tag", "66 a file to analyze or play cannot be read", "69 server, source or sink unavailable",
                        "73 cannot create the output file", "74 I/O error while recording"] {
             #expect(unwrapped.contains(status), "\(status)")
         }

@@ -244,6 +244,28 @@ struct FaultCommandTests {
         }
     }
 
+    /// A name too long for the numbered files a take may make is refused before anything is recorded:
+    /// with --max-file-time, a 251-byte WAV name ("-002" would pass 255), exit 73 and no file; the same
+    /// name without a split records (a WAV is never split); an AIFF, split at its 4 GiB, is refused too.
+    @Test func aNameTooLongForTheTakesNumberedFilesIsRefusedBeforeRecording() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let long = directory + "/" + String(repeating: "n", count: 247) + ".wav"
+            let split = try await recorder(["record", long, "--duration", "1.5", "--max-file-time", "0.5", "-q",
+                                            "--source", PrivateServer.sineSource], server: server)
+            #expect(split.status == 73, "\(split.stderr)")
+            #expect(split.stderr.hasPrefix("recorder: cannot record to '\(long)': this take may go on in numbered files")
+                    && split.stderr.hasSuffix("choose a shorter name\n") && split.stderr.split(separator: "\n").count == 1, "\(split.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+            let whole = try await recorder(["record", long, "--duration", "0.5", "-q", "--source", PrivateServer.sineSource], server: server)
+            #expect(whole.status == 0, "\(whole.stderr)")
+            #expect(try readSoundFile(long).frames == 22_050)
+            let aiff = try await recorder(["record", directory + "/" + String(repeating: "a", count: 250) + ".aiff", "--duration", "0.5",
+                                           "--source", PrivateServer.sineSource], server: server)
+            #expect(aiff.status == 73 && aiff.stderr.contains("this take may go on in numbered files"), "\(aiff.stderr)")
+        }
+    }
+
     @Test func aReadOnlyFilesystemExits73() async throws {
         try await withTinyDisk(readOnly: true) { mountPoint in try await withPrivateServer { server in
             let result = try await recorder(["record", mountPoint + "/take.aiff"], server: server)
@@ -278,11 +300,13 @@ struct FaultCommandTests {
             let environment = server.clientEnvironment
             // Foundation passes arguments as Strings, so the raw byte 0xFF is made by the shell.
             let result = try await offThread {
-                try runProcess("sh", ["-c", "cd \"$1\" && exec \"$2\" record \"$(printf 'take-\\377.aiff')\" --duration 0.1",
+                try runProcess("sh", ["-c", "cd \"$1\" && exec \"$2\" record \"$(printf 'take-\\033[2J\\n\\377.aiff')\" --duration 0.1",
                                       "sh", directory, executable], environment: environment)
             }
             #expect(result.status == 64)
-            #expect(result.stderr.hasPrefix("recorder: argument 2 ('take-\u{FFFD}.aiff') is not valid UTF-8; "
+            // The bytes shown as they are: an escape sequence, a newline and the byte that is not UTF-8
+            // as \xHH, on one line (none of them reaches the terminal).
+            #expect(result.stderr.hasPrefix("recorder: argument 2 ('take-\\x1B[2J\\x0A\\xFF.aiff') is not valid UTF-8; "
                                             + "use a UTF-8 file or source name"), "\(result.stderr)")
             #expect(result.stderr.filter { $0 == "\n" }.count == 1)
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)

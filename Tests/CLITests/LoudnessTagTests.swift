@@ -99,7 +99,40 @@ struct LoudnessTagTests {
         #expect(refused.status == 64 && refused.stderr.contains("loudness tags go into .flac, .ogg, .opus, .mp3, .wav and .rf64 files"),
                 "\(refused.stderr)")
         let plainWAV = try await recorder(["analyze", "--tag", directory + "/loud.wav"])
-        #expect(plainWAV.status != 0 && plainWAV.stderr.contains("it has no bext chunk to hold it"), "\(plainWAV.stderr)")
+        #expect(plainWAV.status == 65 && plainWAV.stderr.contains("it has no bext chunk to hold it"), "\(plainWAV.stderr)")
+    }
+
+    /// Each way `analyze --tag` can fail has its own line and status: a silent file and a WAV without
+    /// bext 65 (and advice that works: the FLAC the line names takes the tag), a read-only filesystem 73,
+    /// a full disk 74 with the file unchanged, a missing file 66; the first failure's status is the exit's.
+    @Test func eachTagFailureHasItsOwnStatusAndLine() async throws {
+        let directory = try temporaryDirectory()
+        _ = try runProcess("sox", ["-n", "-r", "44100", "-c", "1", "-b", "16", directory + "/silent.flac", "trim", "0", "1"])
+        let silent = try await recorder(["analyze", "--tag", directory + "/silent.flac"])
+        #expect(silent.status == 65 && silent.stderr.hasPrefix("recorder: cannot tag '\(directory)/silent.flac' with its loudness: ")
+                && silent.stderr.split(separator: "\n").count == 1, "\(silent.stderr)")
+        _ = try runProcess("sox", ["-n", "-r", "44100", "-c", "1", "-b", "16", directory + "/plain.wav", "synth", "1", "sine", "997"])
+        let plain = try await recorder(["analyze", "--tag", directory + "/plain.wav"])
+        #expect(plain.status == 65 && plain.stderr.hasSuffix("convert it to FLAC (sox IN.wav OUT.flac) and tag that\n"), "\(plain.stderr)")
+        #expect(try runProcess("sox", [directory + "/plain.wav", directory + "/plain.flac"]).status == 0)
+        #expect(try await recorder(["analyze", "--tag", directory + "/plain.flac"]).status == 0, "the advice works")
+        let missing = try await recorder(["analyze", "--tag", directory + "/missing.flac", directory + "/silent.flac"])
+        #expect(missing.status == 66 && missing.stderr.split(separator: "\n").count == 2, "\(missing.stderr)")
+        try await withTinyDisk(size: "1m") { disk in
+            #expect(try runProcess("cp", [directory + "/plain.flac", disk + "/tone.flac"]).status == 0)
+            #expect(try runProcess("mount", ["-o", "remount,ro", disk]).status == 0)
+            let readOnly = try await recorder(["analyze", "--tag", disk + "/tone.flac"])
+            #expect(readOnly.status == 73 && readOnly.stderr.contains("Read-only file system")
+                    && readOnly.stderr.hasSuffix("the file is unchanged\n"), "\(readOnly.stderr)")
+            #expect(try runProcess("mount", ["-o", "remount,rw", disk]).status == 0)
+            let before = try Data(contentsOf: URL(fileURLWithPath: disk + "/tone.flac"))
+            _ = try runProcess("dd", ["if=/dev/zero", "of=" + disk + "/filler", "bs=4096"])  // to the brim
+            let full = try await recorder(["analyze", "--tag", disk + "/tone.flac"])
+            #expect(full.status == 74 && full.stderr.contains("the disk is full") && full.stderr.hasSuffix("the file is unchanged\n"),
+                    "\(full.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: disk + "/tone.flac")) == before)
+            #expect(try runProcess("flac", ["-t", "-s", disk + "/tone.flac"]).status == 0)
+        }
     }
 
     /// `record --tag` tags the take when it ends, as `analyze --tag` would.

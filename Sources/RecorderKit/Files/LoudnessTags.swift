@@ -33,7 +33,9 @@ public struct LoudnessTags: Sendable, Hashable {
     /// sample peak of the files analysed together, if an album is tagged) into the file; returns the
     /// tags written, name and value, in order. Any thread.
     /// - Throws: `.unsupportedFileType` for a container without loudness tags, or a WAV without a bext
-    ///   chunk; `.loudnessUnreachable` for a silent file; `.writeFailed` when the file cannot be saved.
+    ///   chunk; `.loudnessUnreachable` for a silent file; `.cannotCreateFile` when the file or its folder
+    ///   cannot be written (read-only, no permission); `.writeFailed` when it cannot be saved (the disk
+    ///   full: the file is then unchanged).
     public static func write(_ analysis: FileAnalysis, album: (integrated: Double, samplePeak: Double)? = nil,
                              to path: String) throws(RecorderError) -> [(name: String, value: String)] {
         guard let type = FileType(path: path), taggedTypes.contains(type) else {
@@ -103,12 +105,21 @@ public struct LoudnessTags: Sendable, Hashable {
         return Float(min(1, max(0, linear.isFinite ? linear : 1)))
     }
 
+    /// Sets the tags through TagLib, in a copy renamed over the file (`SafeRewrite`): TagLib saves in
+    /// place, rewriting all that follows tags that grow, and does not report a write that failed, so on
+    /// a full disk the file itself would be cut short.
     private static func setTags(_ tags: [(String, String?)], in path: String) throws(RecorderError) {
+        try SafeRewrite.rewrite(path, what: "cannot tag '\(path)' with its loudness") { copy throws(RecorderError) in
+            try setTagsInPlace(tags, in: copy, named: path)
+        }
+    }
+
+    private static func setTagsInPlace(_ tags: [(String, String?)], in file: String, named path: String) throws(RecorderError) {
         let keys = tags.map { strdup($0.0) }, values = tags.map { $0.1.map { strdup($0) } ?? nil }
         defer { (keys + values).forEach { free($0) } }
         let status = keys.map { UnsafePointer($0) }.withUnsafeBufferPointer { keyPointers in
             values.map { $0.map { UnsafePointer($0) } }.withUnsafeBufferPointer { valuePointers in
-                rk_tags_set(path, keyPointers.baseAddress, valuePointers.baseAddress, Int32(tags.count))
+                rk_tags_set(file, keyPointers.baseAddress, valuePointers.baseAddress, Int32(tags.count))
             }
         }
         guard status == 0 else {
@@ -140,16 +151,19 @@ public struct LoudnessTags: Sendable, Hashable {
         }
         let descriptor = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else {
-            throw RecorderError(.writeFailed, "cannot tag '\(path)' with its loudness: \(String(cString: strerror(errno))); "
-                                + "check the file's permissions", underlying: .init(.posix, errno))
+            let code = errno
+            throw RecorderError(code == EROFS || code == EACCES || code == EPERM ? .cannotCreateFile : .writeFailed,
+                                "cannot tag '\(path)' with its loudness: \(String(cString: strerror(code))); "
+                                + (code == EROFS ? "copy it to a writable folder and tag that" : "check the file's permissions"),
+                                underlying: .init(.posix, code))
         }
         defer { close(descriptor) }
         // The chunk's data begins 8 bytes after its id; the loudness fields 412 bytes into it.
         guard let chunk = BroadcastInfo.chunkOffset(descriptor: descriptor),
               bytes.withUnsafeBytes({ pwrite(descriptor, $0.baseAddress, $0.count, off_t(chunk + 8 + 412)) }) == bytes.count else {
             throw RecorderError(.unsupportedFileType,
-                "cannot tag '\(path)' with its loudness: it has no bext chunk to hold it; normalize it (which keeps a bext "
-                + "chunk) or record it with one")
+                "cannot tag '\(path)' with its loudness: it has no bext chunk to hold it (`recorder record` writes one in "
+                + "every WAV and RF64); convert it to FLAC (sox IN.wav OUT.flac) and tag that")
         }
         return fields.map { ($0.0, $0.1.map { fixed($0, 2) } ?? "not set") }
     }

@@ -26,11 +26,21 @@ extension FileAnalysis {
                 format = (reader.sampleRate, reader.channelCount)
                 block = [Float](repeating: 0, count: reader.sampleRate * reader.channelCount)
             }
+            // NaN and ±infinity are left out of the peak and replaced, for the meter, by the channel's
+            // sample before them, as a file's own analysis does: one non-finite sample fed to libebur128
+            // would make every block after it (in every later file too) unmeasurable.
+            var lastFinite = [Float](repeating: 0, count: reader.channelCount)
             while true {
                 let frames = block.withUnsafeMutableBufferPointer { reader.read(into: $0.baseAddress!, frames: reader.sampleRate) }
                 guard frames > 0 else { break }
                 let samples = frames * reader.channelCount
                 for index in 0..<samples where block[index].isFinite { peak = max(peak, abs(block[index])) }
+                block.withUnsafeMutableBufferPointer { buffer in
+                    for channel in 0..<reader.channelCount {
+                        _ = replaceNonFinite(in: buffer, count: frames, channels: reader.channelCount, channel: channel,
+                                             last: &lastFinite[channel])
+                    }
+                }
                 block.withUnsafeBufferPointer { meter?.add(interleaved: UnsafeBufferPointer(rebasing: $0[0..<samples])) }
             }
             if let error = reader.readError { throw error }
