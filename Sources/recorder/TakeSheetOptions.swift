@@ -78,8 +78,11 @@ struct TakeSheetOptions: ParsableArguments {
                 + "name each channel recorded once, in order")
         }
         for (text, name) in [(project, "--project"), (scene, "--scene"), (tape, "--tape"), (note, "--note")] + trackNames.map({ ($0, "--track-name") }) {
-            if let text, text.utf8.count > 4_096 {
-                throw ValidationError("\(name) is \(text.utf8.count) bytes; an iXML field here holds 4096: shorten it")
+            // Counted as stored: XML's escapes make `&` five bytes, so 1 000 of them take 5 000.
+            if let text, RecordingMetadata.storedByteCount(of: text) > RecordingMetadata.maxFieldBytes {
+                let stored = RecordingMetadata.storedByteCount(of: text)
+                throw ValidationError("\(name) is \(stored) bytes as the iXML chunk stores it (& < > \" ' escaped); "
+                    + "an iXML field here holds \(RecordingMetadata.maxFieldBytes): shorten it")
             }
         }
     }

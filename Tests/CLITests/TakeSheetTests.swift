@@ -131,6 +131,16 @@ struct TakeSheetTests {
                 #expect(number(tags["RIFF:TimeReference"]) == stamp && number(tags["XML:BwfxmlSpeedTimestampSamplesSinceMidnightHi"]) == 0)
                 #expect((tags["XML:BwfxmlCircled"] as? Bool) == false && (tags["XML:BwfxmlNoGood"] as? Bool) == false, "\(tags)")
             }
+            // Characters XML 1.0 does not allow (U+FFFE, U+FFFF) are stored as U+FFFD: a strict parser
+            // (expat) reads the whole document.
+            let strict = directory + "/strict.wav"
+            #expect(try await recorder(["record", strict, "-d", PrivateServer.sineSource, "--duration", "0.2",
+                                        "--note", "a\u{FFFE}b\u{FFFF}c"], server: server).status == 0)
+            let document = try #require(try ixmlDocument(strict))
+            try document.write(toFile: directory + "/strict.xml", atomically: true, encoding: .utf8)
+            let parsed = try runProcess("python3", ["-c", "import sys, xml.etree.ElementTree as E; "
+                                                   + "print(E.parse(sys.argv[1]).getroot().find('NOTE').text)", directory + "/strict.xml"])
+            #expect(parsed.status == 0 && parsed.stdout == "a\u{FFFD}b\u{FFFD}c\n", "\(parsed.stderr)")
             // Without it: no iXML chunk.
             let plain = directory + "/plain.aiff"
             #expect(try await recorder(["record", plain, "-d", PrivateServer.sineSource, "--duration", "0.5", "--no-ixml"],
@@ -206,7 +216,11 @@ struct TakeSheetTests {
         let path = directory + "/refused.wav"
         let cases: [([String], String)] = [
             (["--take", "-1"], "invalid --take -1: takes count from 1"),
-            (["--note", String(repeating: "n", count: 10_000)], "--note is 10000 bytes; an iXML field here holds 4096: shorten it"),
+            (["--note", String(repeating: "n", count: 10_000)],
+             "--note is 10000 bytes as the iXML chunk stores it (& < > \" ' escaped); an iXML field here holds 4096: shorten it"),
+            // Counted as stored: 1 000 ampersands are 5 000 bytes there (they were cut to 819, silently).
+            (["--note", String(repeating: "&", count: 1_000)],
+             "--note is 5000 bytes as the iXML chunk stores it (& < > \" ' escaped); an iXML field here holds 4096: shorten it"),
             (["--track-name", "a", "--track-name", "b", "--track-name", "c", "-c", "2"],
              "--track-name given 3 times for 2 channels: name each channel recorded once, in order"),
             (["--description", String(repeating: "d", count: 300)], "--description is 300 bytes; a bext Description holds 256: shorten it"),

@@ -2,6 +2,7 @@
 // close in WAV, RF64, AIFF and CAF (none elsewhere); bext only in WAV and RF64; text made safe for XML.
 import CSndFile
 import Foundation
+import Glibc
 import Testing
 @testable import RecorderKit
 import TestSupport
@@ -31,6 +32,36 @@ import TestSupport
         let read = try ixmlDocument(path)
         #expect(read?.trimmingCharacters(in: .whitespaces) == (holds ? last : nil), "\(read ?? "none")")
         #expect(try readSoundFile(path).frames == 44_100)
+    }
+
+    /// The take-number scan opens only regular files: a FIFO (whose open would block until a writer
+    /// came), a socket, a character device and a dangling link, each named like a take, are skipped, and
+    /// the next take follows the real file's.
+    @Test func theNextTakeScanSkipsWhatIsNotARegularFile() throws {
+        let folder = try temporaryDirectory()
+        let writer = try SoundFileWriter(path: folder + "/real.wav", format: try StreamFormat(sampleRate: 44_100, channelCount: 1),
+                                         ixml: IXMLChunk.document(RecordingMetadata(scene: "1", take: 4), facts))
+        writer.close()
+        #expect(mkfifo(folder + "/fifo.wav", 0o644) == 0 && mkfifo(folder + "/fifo.aiff", 0o644) == 0)
+        #expect(mkfifo(folder + "/fifo.caf", 0o644) == 0 && mkfifo(folder + "/fifo.rf64", 0o644) == 0)
+        #expect(symlink(folder + "/nowhere.wav", folder + "/dangling.wav") == 0)
+        #expect(symlink("/dev/null", folder + "/device.wav") == 0)
+        #expect(symlink(folder + "/real.wav", folder + "/link.wav") == 0)
+        let socketPath = folder + "/socket.wav"
+        let socketDescriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socketDescriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in socketPath.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
+        // A hang here is the defect (the test's time limit ends it).
+        #expect(RecordingMetadata.nextTake(scene: "1", in: folder) == 5)
+        #expect(RecordingMetadata.nextTake(scene: "2", in: folder) == 1)
     }
 
     @Test func theDocumentSaysWhatTheFieldsHoldAndEscapesXML() {

@@ -13,13 +13,16 @@ struct IXMLFacts: Sendable, Hashable {
     var timeReference: UInt64
     /// Unique to the file.
     var fileUID: String
-    /// The same for every file of one recording.
+    /// The same for every file of one take (a recording, or one take of a sound-activated one).
     var familyUID: String
-    /// The file's place in the recording's files (1, 2, …) and how many there are (so far).
+    /// The file's place in its take's files (1, 2, …) and how many there are (so far).
     var fileIndex: Int
     var totalFiles: Int
     /// Frames of pre-roll at the file's start (audio from before the take was started).
     var preRecordFrames: Int64
+    /// Takes before this file's in its recording (a sound-activated recording's later takes): added to
+    /// the metadata's TAKE, so each take counts on.
+    var takeOffset = 0
 }
 
 enum IXMLChunk {
@@ -42,7 +45,7 @@ enum IXMLChunk {
         func flag(_ value: Bool) -> String { value ? "TRUE" : "FALSE" }
         add("PROJECT", metadata.project)
         add("SCENE", metadata.scene)
-        add("TAKE", metadata.take.flatMap { $0 >= 1 ? String($0) : nil })
+        add("TAKE", metadata.take.flatMap { $0 >= 1 ? String($0.addingReportingOverflow(facts.takeOffset).partialValue) : nil })
         add("TAPE", metadata.tape)
         add("CIRCLED", flag(metadata.circled))
         add("NO_GOOD", flag(metadata.noGood))
@@ -105,7 +108,8 @@ enum IXMLChunk {
     }
 
     /// Text as an iXML element holds it: XML's five special characters escaped, control characters
-    /// other than tab and line feed as spaces, at most `maxFieldBytes` bytes, cut between characters.
+    /// other than tab and line feed as spaces, U+FFFE and U+FFFF as U+FFFD, at most `maxFieldBytes`
+    /// bytes (counted as stored, escapes included), cut between characters.
     static func escaped(_ text: String) -> String {
         var result = "", bytes = 0
         for character in text {
@@ -116,7 +120,10 @@ enum IXMLChunk {
             case "\"": "&quot;"
             case "'": "&apos;"
             default: character.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\t" && $0 != "\n") || $0.value == 0x7F }
-                ? " " : String(character)
+                ? " "
+                // U+FFFE and U+FFFF are not characters XML 1.0 allows: a strict parser rejects the document.
+                : character.unicodeScalars.contains { $0.value == 0xFFFE || $0.value == 0xFFFF } ? "\u{FFFD}"
+                : String(character)
             }
             guard bytes + piece.utf8.count <= maxFieldBytes else { break }
             result += piece
@@ -209,7 +216,8 @@ enum IXMLChunk {
 extension RecordingMetadata {
     /// The take after the highest iXML TAKE of `scene` among the WAV, RF64, AIFF and CAF files in
     /// `folder` (1 when there is none): a field recorder's next take number. Any thread; it opens each
-    /// such file in the folder.
+    /// such file in the folder that is a regular file (or a link to one), never blocking: a FIFO, a
+    /// socket, a device or a dangling link of that name is skipped.
     public static func nextTake(scene: String, in folder: String) -> Int {
         guard let directory = opendir(folder.isEmpty ? "." : folder) else { return 1 }
         defer { closedir(directory) }
@@ -217,9 +225,10 @@ extension RecordingMetadata {
         var highest = 0
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard let type = FileType(path: name), [.wav, .rf64, .aiff, .caf].contains(type) else { continue }
+            guard let type = FileType(path: name), [.wav, .rf64, .aiff, .caf].contains(type),
+                  let descriptor = openRegularFile((folder.isEmpty ? "." : folder) + "/" + name) else { continue }
             var info = SF_INFO()
-            guard let file = sf_open((folder.isEmpty ? "." : folder) + "/" + name, Int32(SFM_READ), &info) else { continue }
+            guard let file = sf_open_fd(descriptor, Int32(SFM_READ), &info, 1) else { close(descriptor); continue }
             defer { sf_close(file) }
             guard let document = IXMLChunk.read(file), IXMLChunk.value(of: "SCENE", in: document) == wanted,
                   let take = IXMLChunk.value(of: "TAKE", in: document).flatMap({ Int($0) }), take < Int.max else { continue }
@@ -228,3 +237,41 @@ extension RecordingMetadata {
         return highest + 1
     }
 }
+
+/// A descriptor for reading `path` if it is a regular file (links followed), else nil. Nothing here can
+/// block: the type is checked before the open, and the open is non-blocking in case the name was
+/// replaced by a FIFO in between (then the type checked again on the descriptor refuses it).
+func openRegularFile(_ path: String) -> Int32? {
+    var status = stat()
+    guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+    let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+        close(descriptor)
+        return nil
+    }
+    return descriptor
+}
+
+extension RecordingMetadata {
+    /// The most bytes a text field (project, scene, tape, note, a track name) holds in the iXML chunk,
+    /// counted as stored: `&` takes 5 bytes there, `<` and `>` 4, `"` and `'` 6.
+    public static let maxFieldBytes = IXMLChunk.maxFieldBytes
+
+    /// The bytes `text` takes in the iXML chunk, escaped as it is stored (uncut); a text longer than
+    /// `maxFieldBytes` is cut there. Any thread.
+    public static func storedByteCount(of text: String) -> Int {
+        var bytes = 0
+        for character in text {
+            let stored = switch character {
+            case "&": 5
+            case "<", ">": 4
+            case "\"", "'": 6
+            default: character.unicodeScalars.contains { $0.value == 0xFFFE || $0.value == 0xFFFF } ? 3 : character.utf8.count
+            }
+            bytes += stored
+        }
+        return bytes
+    }
+}
+

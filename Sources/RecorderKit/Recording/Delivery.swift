@@ -304,7 +304,7 @@ final class Delivery: WorkerBody {
         guard step == .begin, let recording = heard else { return (heard, step) }
         if !session.takes.isEmpty || session.openTake != nil, recording.takes?.trigger.oneFile == false {
             do throws(RecorderError) {
-                try session.nextFile(markers: recording.markers)
+                try session.nextFile(markers: recording.markers, newTake: true)
             } catch {
                 finish(error: error)
                 return (control.withLock { $0.recording }, .none)

@@ -121,17 +121,25 @@ final class FileSession: @unchecked Sendable {
         }
     }
 
-    func nextFile(markers: [PendingMarker]) throws(RecorderError) {
+    /// The next numbered file: the same take's next file, or with `newTake` the first of a new take (a
+    /// sound-activated recording's), a file set of its own whose TAKE counts on.
+    func nextFile(markers: [PendingMarker], newTake: Bool = false) throws(RecorderError) {
         let path = FileType.numberedPath(baseName, files.count + 1)
         guard !writer.isStandardOutput && !writer.isDevice else {
             throw RecorderError(.writeFailed,
                 "\(writer.isDevice ? "'\(writer.path)'" : "standard output") is full at \(writer.framesWritten) frames: a \(writer.fileType.rawValue.uppercased()) "
                 + "stream cannot describe more; use -t raw or FLAC, or record into a file")
         }
-        var facts = sheets[0]
+        var facts = sheets[sheets.count - 1]
         facts.fileUID = BroadcastInfo.uniqueReference()
-        facts.fileIndex = files.count + 1
-        facts.totalFiles = files.count + 1
+        if newTake {
+            facts.familyUID = BroadcastInfo.uniqueReference()
+            facts.takeOffset += 1
+            facts.fileIndex = 1
+        } else {
+            facts.fileIndex += 1
+        }
+        facts.totalFiles = facts.fileIndex
         facts.preRecordFrames = 0
         let now = realtimeSeconds()
         facts.timeReference = Self.timeReference(at: now, sampleRate: format.sampleRate)
@@ -231,19 +239,22 @@ final class FileSession: @unchecked Sendable {
             facts.timeReference = Self.timeReference(at: clock.seconds(at: first), sampleRate: format.sampleRate)
         }
         facts.preRecordFrames = max(0, preRecordFrames)
-        facts.totalFiles = files.count
+        facts.totalFiles = filesInFamily(facts.familyUID)
         sheets[sheets.count - 1] = facts
         fileFirstFrame = nil
         if let document = currentMetadata().ixmlDocument(facts) { writer.setIXML(document) }
     }
 
-    /// Once the recording has ended: every file of a split recording says how many files there are.
+    /// The files of the take whose file set is `family`, so far.
+    private func filesInFamily(_ family: String) -> Int { sheets.count { $0.familyUID == family } }
+
+    /// Once the recording has ended: every file of a split take says how many files its take has.
     func completeFileSet() {
         guard metadata.ixml, files.count > 1 else { return }
         let latest = currentMetadata()
-        for index in files.indices where sheets[index].totalFiles != files.count && sheetRoom[index] > 0 {
+        for index in files.indices where sheets[index].totalFiles != filesInFamily(sheets[index].familyUID) && sheetRoom[index] > 0 {
             var facts = sheets[index]
-            facts.totalFiles = files.count
+            facts.totalFiles = filesInFamily(facts.familyUID)
             guard let document = latest.ixmlDocument(facts) else { continue }
             let descriptor = open(files[index], O_RDWR | O_CLOEXEC | O_NOFOLLOW)
             guard descriptor >= 0 else { continue }

@@ -147,6 +147,17 @@ extension Recorder {
                     + "header alone takes \(writer.headerBytes)"
                     + (writer.ixmlReserved > 0 ? " (\(writer.ixmlReserved + 8) of them the iXML take sheet)" : "") + "; allow more")
             }
+            // A take that may go on in numbered files (a split at a limit, the container's own limit, the
+            // takes of a trigger) must be able to name them: checked now, not when the second file is due.
+            let splits = maxFramesPerFile != nil || maxBytesPerFile != nil || trigger.map { !$0.oneFile } == true
+                || writer.frameCapacity < StreamFormat.maxFrameCount
+            if splits && !writer.isStandardOutput && !writer.isDevice, let refusal = Self.unnameable(FileType.numberedPath(path, 9_999)) {
+                writer.close()
+                if !overwrite { unlink(writer.path) }
+                throw RecorderError(.cannotCreateFile,
+                    "cannot record to '\(path)': this take may go on in numbered files, and "
+                    + "'\(FileType.numberedPath(path, 9_999))' \(refusal); choose a shorter name")
+            }
             return capture.withLock { lock in
                 // The lock holds the read callback off: every frame after `start` reaches the new session.
                 var start = capture.framePosition(lock)
@@ -305,3 +316,20 @@ extension Recorder {
         return Double(frames) / Double(format.sampleRate)
     }
 }
+
+extension Recorder {
+    /// Why the file system would refuse a file named `path` (its last part longer than the folder's
+    /// NAME_MAX, or the whole longer than PATH_MAX), or nil. Numbered files are checked with 4 digits
+    /// (up to 9 999 files in a take).
+    static func unnameable(_ path: String) -> String? {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let nameMax = pathconf(folder, Int32(_PC_NAME_MAX))
+        let limit = nameMax > 0 ? Int(nameMax) : 255
+        if name.utf8.count > limit { return "is \(name.utf8.count) bytes long, more than the \(limit) a file name may have there" }
+        if path.utf8.count >= Int(PATH_MAX) { return "is \(path.utf8.count) bytes long as a path, more than \(Int(PATH_MAX) - 1)" }
+        return nil
+    }
+}
+
