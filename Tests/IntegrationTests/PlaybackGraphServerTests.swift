@@ -33,6 +33,32 @@ struct PlaybackGraphServerTests {
         }
     }
 
+    /// A host time far ahead (12 days, 500 years, the largest there is) is a sample time as far ahead,
+    /// never "now": a player started at 12 days plays nothing while half a second is rendered.
+    @Test func aHostTimeFarAheadWaitsAndNeverPlaysNow() async throws {
+        try await withPrivateServer { server in
+            let graph = PlaybackGraph()
+            defer { graph.stop() }
+            let player = GraphPlayer()
+            try graph.attach(player)
+            try graph.connect(player, to: graph.mainMixer)
+            let played = Locked(false)
+            player.schedule(samples: [[Float](repeating: 0.1, count: 4_410)], sampleRate: 44_100) { played.withLock { $0 = true } }
+            try graph.start(device: PrivateServer.monoSink, server: server.address)
+            let now = UInt64(monotonicSeconds() * 1e9)
+            for days in [12.0, 182_625] {
+                let time = try #require(graph.sampleTime(forHostTime: now + UInt64(days * 86_400e9)))
+                #expect(Double(time) >= days * 86_400 * 44_100 * 0.999, "\(days) days: \(time)")
+            }
+            // The largest host time there is: 584 years on.
+            #expect(try #require(graph.sampleTime(forHostTime: .max)) >= Int64(Double(UInt64.max) / 1e9 * 44_100 * 0.999))
+            player.play(at: graph.sampleTime(forHostTime: now + 12 * 86_400_000_000_000))
+            let began = graph.lastRenderTime?.sampleTime ?? 0
+            try await waitFor("half a second rendered") { (graph.lastRenderTime?.sampleTime ?? 0) >= began + 22_050 }
+            #expect(!played.withLock { $0 }, "the buffer played before its time")
+        }
+    }
+
     /// Handlers that tear the graph down from inside: a tap that removes itself and detaches its node, a
     /// completion handler that stops the graph (both on the render thread, the second on the stream's own
     /// callback). Nothing hangs, and the graph

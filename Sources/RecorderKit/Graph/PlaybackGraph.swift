@@ -192,9 +192,11 @@ public final class PlaybackGraph: @unchecked Sendable {
     public func sampleTime(forHostTime hostTime: UInt64) -> Int64? {
         guard let player = running.withLock({ $0.isRunning ? $0.player : nil }) else { return nil }
         let heard = player.currentFrame
-        let ahead = Double(Int64(clamping: hostTime) - monotonicNanoseconds()) / 1e9
-        guard ahead.isFinite, abs(ahead) < 1e6 else { return nil }
-        return heard + Int64((ahead * Double(sampleRate)).rounded())
+        // In doubles, so no host time overflows: one far ahead is a sample time as far ahead (capped at
+        // 2^61 frames, some 1.6 million years at 44.1 kHz: never reached, never played now).
+        let ahead = (Double(hostTime) - Double(monotonicNanoseconds())) / 1e9 * Double(sampleRate)
+        let limit = Double(StreamFormat.maxFrameCount)
+        return heard + Int64(max(-limit, min(limit, ahead.rounded())))
     }
 
     /// Times the stream ran dry while playing since the last `start` after a stop (a gap was heard: a
