@@ -3,6 +3,7 @@
 import CSndFile
 import Foundation
 import Locking
+import RecorderKit
 
 open class AVAudioFile: NSObject, @unchecked Sendable {
     // @unchecked Sendable: the libsndfile handle and the counts are used only under `lock`.
@@ -29,6 +30,7 @@ open class AVAudioFile: NSObject, @unchecked Sendable {
 
     /// Opens `fileURL` to read into buffers of `format` (float32, float64, int16 or int32), interleaved or not.
     public init(forReading fileURL: URL, commonFormat format: AVAudioCommonFormat, interleaved: Bool) throws {
+        guard fileURL.isFileURL else { throw statusError(kAudio_ParamError, notAFileURL(fileURL, "open")) }
         url = fileURL
         writing = false
         var handle: AudioFileID?
@@ -49,7 +51,7 @@ open class AVAudioFile: NSObject, @unchecked Sendable {
                               "cannot read \(fileURL.path) as \(format): \(String(cString: sf_strerror(nil)))")
         }
         file = opened
-        frames = info.frames
+        frames = statedOrCountedFrames(opened, info)  // never SF_COUNT_MAX: the frames that are there
         integerBits = Self.integerBits(info.format)
         self.fileFormat = fileFormat
         processingFormat = processing
@@ -66,6 +68,7 @@ open class AVAudioFile: NSObject, @unchecked Sendable {
 
     /// As `init(forWriting:settings:)`, written from buffers of `format`, interleaved or not.
     public init(forWriting fileURL: URL, settings: [String: Any], commonFormat format: AVAudioCommonFormat, interleaved: Bool) throws {
+        guard fileURL.isFileURL else { throw statusError(kAudio_ParamError, notAFileURL(fileURL, "create")) }
         url = fileURL
         writing = true
         frames = 0

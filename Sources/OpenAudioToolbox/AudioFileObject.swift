@@ -3,6 +3,7 @@
 import CSndFile
 import Foundation
 import Locking
+import RecorderKit
 
 final class AudioFileObject: @unchecked Sendable {
     // @unchecked Sendable: the libsndfile handle is used only under `lock`; the other fields are fixed.
@@ -179,7 +180,7 @@ final class AudioFileObject: @unchecked Sendable {
         default: 0
         }
         let object = AudioFileObject(file: file, path: path, type: type, description: description, layout: nil,
-                                     writable: false, packets: info.frames)
+                                     writable: false, packets: statedOrCountedFrames(file, info))
         object.source = source
         return object
     }

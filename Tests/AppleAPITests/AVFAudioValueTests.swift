@@ -35,6 +35,27 @@ struct AVFAudioValueTests {
         #expect(AVAudioPCMBuffer(pcmFormat: compressed, frameCapacity: 1) == nil)
     }
 
+    /// A FLAC whose header does not state its length (written to a pipe, as a killed take can be): its
+    /// length is the frames it holds (it read Int64.max, and a buffer made for it trapped), Audio File
+    /// Services counts as many packets, and every frame reads.
+    @Test func aFileOfUnstatedLengthHasTheFramesThatAreThere() throws {
+        let path = try temporaryDirectory() + "/piped.flac"
+        let sox = try runProcess("sh", ["-c", "sox -n -r 44100 -c 1 -b 16 -t flac - synth 1.95 sine 440 vol 0.5 > \"$1\"", "sh", path])
+        #expect(sox.status == 0, "\(sox.stderr)")
+        let file = try AVAudioFile(forReading: URL(fileURLWithPath: path))
+        #expect(file.length == 85_995)
+        let buffer = try #require(AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(file.length)))
+        try file.read(into: buffer)
+        #expect(buffer.frameLength == 85_995)
+        var handle: AudioFileID?
+        #expect(AudioFileOpenURL(URL(fileURLWithPath: path) as CFURL, .readPermission, 0, &handle) == noErr)
+        var packets: UInt64 = 0
+        var size = UInt32(MemoryLayout<UInt64>.size)
+        #expect(AudioFileGetProperty(try #require(handle), kAudioFilePropertyAudioDataPacketCount, &size, &packets) == noErr)
+        #expect(packets == 85_995)
+        AudioFileClose(try #require(handle))
+    }
+
     /// A URL that names no local file is refused, with a line that says so, by every call that takes
     /// one; nothing is played, and nothing is written at the URL's path taken as a local one.
     @Test func urlsThatAreNotFileURLsAreRefused() throws {

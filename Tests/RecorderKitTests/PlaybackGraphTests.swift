@@ -9,7 +9,7 @@ private func sine(_ frequency: Double, rate: Int, frames: Int, amplitude: Float 
     (0..<frames).map { amplitude * Float(sin(2 * Double.pi * frequency * Double($0) / Double(rate))) }
 }
 
-private func noise(_ frames: Int, seed: UInt64) -> [Float] {
+func noise(_ frames: Int, seed: UInt64) -> [Float] {
     var state = seed
     return (0..<frames).map { _ in
         state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
@@ -18,7 +18,7 @@ private func noise(_ frames: Int, seed: UInt64) -> [Float] {
 }
 
 /// Renders `graph` for `frames` frames in passes of 2 205 (50 ms at 44.1 kHz, as the stream asks).
-private func render(_ graph: PlaybackGraph, frames: Int, pass: Int = 2_205) -> [[Float]] {
+func render(_ graph: PlaybackGraph, frames: Int, pass: Int = 2_205) -> [[Float]] {
     var out: [[Float]] = [[], []]
     while out[0].count < frames {
         let mix = graph.renderOffline(pass)
@@ -37,7 +37,7 @@ private func frequency(_ samples: ArraySlice<Float>, rate: Int) -> Double {
 }
 
 /// The span of samples louder than `threshold`.
-private func loudSpan(_ samples: [Float], threshold: Float = 0.05) -> Range<Int>? {
+func loudSpan(_ samples: [Float], threshold: Float = 0.05) -> Range<Int>? {
     guard let first = samples.firstIndex(where: { abs($0) > threshold }),
           let last = samples.lastIndex(where: { abs($0) > threshold }) else { return nil }
     return first..<(last + 1)
@@ -155,7 +155,7 @@ private func loudSpan(_ samples: [Float], threshold: Float = 0.05) -> Range<Int>
         #expect(Array(out[5_000..<6_000]) == second && Array(out[6_000..<6_500]) == third)
     }
 
-    /// A player whose items differ in channels puts out the most recent's: a mono item then plays on both.
+    /// A player whose items differ in channels puts out the most of them: a mono item then plays on both.
     @Test func aMonoItemOnAStereoPlayerPlaysOnBothSides() throws {
         let graph = PlaybackGraph()
         let player = GraphPlayer()

@@ -13,8 +13,9 @@ final class SoundFileReader: @unchecked Sendable {
     let path: String
     let sampleRate: Int
     let channelCount: Int
-    /// Frames the file announces (libsndfile's count; for a PCM file, what it holds); 0 when the file
-    /// does not say (libsndfile's SF_COUNT_MAX: a FLAC stream written to a pipe, or with no frame).
+    /// Frames the file holds: what it announces (libsndfile's count; for a PCM file, what it holds), or
+    /// where it does not say (a FLAC stream written to a pipe, a killed take), the frames decoded to its
+    /// end when it is seekable; 0 for standard input from a pipe that does not say.
     let frameCount: Int64
     /// True when `seek` works (not a pipe).
     let isSeekable: Bool
@@ -28,8 +29,16 @@ final class SoundFileReader: @unchecked Sendable {
 
     /// Opens `path`.
     /// - Throws: `.cannotReadFile` naming the path and libsndfile's reason.
-    init(path: String) throws(RecorderError) {
+    convenience init(path: String) throws(RecorderError) {
+        let (file, info, owned) = try Self.openHandle(path)
+        self.init(path: path, file: file, info: info, ownedDescriptor: owned, memory: nil)
+    }
+
+    /// Opens `path` with libsndfile: the handle, what it read of the file, and the descriptor it reads
+    /// through when that was opened here (-1: none).
+    private static func openHandle(_ path: String) throws(RecorderError) -> (OpaquePointer, SF_INFO, Int32) {
         var info = SF_INFO()
+        var ownedDescriptor: Int32 = -1
         // (Asked first: a failed sf_open of "-" closes standard input.)
         var status = stat()
         let stdinType = path == "-" && fstat(STDIN_FILENO, &status) == 0 ? status.st_mode & S_IFMT : 0
@@ -72,19 +81,13 @@ final class SoundFileReader: @unchecked Sendable {
                 "cannot read '\(path)': \(sndfileReason(nil)); give a sound file libsndfile opens (WAV, AIFF, CAF, FLAC, …)",
                 underlying: .init(.sndfile, sf_error(nil)))
         }
-        self.path = path
-        self.file = file
-        sampleRate = Int(info.samplerate)
-        channelCount = Int(info.channels)
-        frameCount = info.frames > 0 && info.frames < sf_count_t.max ? Int64(info.frames) : 0
-        isSeekable = info.seekable != 0
-        sndfileFormat = info.format
+        return (file, info, ownedDescriptor)
     }
 
     /// Reads a sound held in memory: `bytes` are a whole file of any type libsndfile reads (through
     /// its virtual I/O, seekable); `name` stands for a path in what is said of it.
     /// - Throws: `.cannotReadFile` with libsndfile's reason.
-    init(bytes: [UInt8], name: String) throws(RecorderError) {
+    convenience init(bytes: [UInt8], name: String) throws(RecorderError) {
         let memory = MemoryFile(bytes)
         var info = SF_INFO()
         var io = MemoryFile.io
@@ -94,12 +97,18 @@ final class SoundFileReader: @unchecked Sendable {
                 + "libsndfile reads (WAV, AIFF, CAF, FLAC, …)",
                 underlying: .init(.sndfile, sf_error(nil)))
         }
-        self.memory = memory
-        self.path = name
+        self.init(path: name, file: file, info: info, ownedDescriptor: -1, memory: memory)
+    }
+
+    /// The one place a reader is made: from an open handle and what libsndfile read of the file.
+    private init(path: String, file: OpaquePointer, info: SF_INFO, ownedDescriptor: Int32, memory: MemoryFile?) {
+        self.path = path
         self.file = file
+        self.ownedDescriptor = ownedDescriptor
+        self.memory = memory
         sampleRate = Int(info.samplerate)
         channelCount = Int(info.channels)
-        frameCount = info.frames > 0 && info.frames < sf_count_t.max ? Int64(info.frames) : 0
+        frameCount = statedOrCountedFrames(file, info)
         isSeekable = info.seekable != 0
         sndfileFormat = info.format
     }
@@ -251,3 +260,23 @@ private final class MemoryFile {
         tell: { user in sf_count_t(memoryFile(user).position) })
     }
 }
+
+/// The frames the libsndfile handle `file` holds, opened for reading with `info`: `info.frames` where the
+/// header states it; where it does not (libsndfile's SF_COUNT_MAX or 0: a FLAC stream written to a pipe,
+/// a take killed before its header was finished), counted by decoding to the end and then put back at the
+/// start, so a caller gets the frames that are there, never SF_COUNT_MAX. 0 for what cannot be counted
+/// (not seekable). Any thread, with the handle its own.
+package func statedOrCountedFrames(_ file: OpaquePointer, _ info: SF_INFO) -> Int64 {
+    if info.frames > 0 && info.frames < sf_count_t.max { return Int64(info.frames) }
+    guard info.seekable != 0, info.channels > 0 else { return 0 }
+    var scratch = [Float](repeating: 0, count: 4_096 * Int(info.channels))
+    var frames: Int64 = 0
+    while true {
+        let read = scratch.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, 4_096) }
+        guard read > 0 else { break }
+        frames += Int64(read)
+    }
+    sf_seek(file, 0, SEEK_SET)
+    return frames
+}
+

@@ -10,7 +10,7 @@ import Locking
 /// Every member may be called from any thread, a tap's handler or a completion handler included.
 public class GraphNode: @unchecked Sendable {
     // @unchecked Sendable: the settings (`mixVolume`, `mixPan`, `tap`, `installations`, `graph`, and each subclass's) are
-    // read and written under `lock`; the render state (`buffer`, `renderedPass`, `renderedFrameCount`,
+    // read and written under `lock`; the render state (`buffer`, `renderedPass`, `renderedFrameCount`, `isRendering`,
     // `sampleTime`, `lastHostTime`) only by the graph's render pass, which holds the graph's lock, and by
     // callers holding that lock. Lock order: the graph's, then a node's.
     let lock = PosixMutex()
@@ -24,6 +24,8 @@ public class GraphNode: @unchecked Sendable {
     let buffer = GraphBuffer(channelCount: 2, frameCapacity: 1)
     var renderedPass = -1
     var renderedFrameCount = 0
+    /// True while the node renders (a pull of it from under itself, through a loop, reads its buffer).
+    var isRendering = false
     /// Frames the node has put out since the graph started (its output's sample time).
     var sampleTime: Int64 = 0
     var lastHostTime: UInt64 = 0
@@ -167,11 +169,23 @@ final class RenderPass {
         connections.filter { $0.destination === node }.sorted { $0.bus < $1.bus }.map(\.source)
     }
 
+    /// Depth of pulls made `again`: while one is under way, every node under it renders anew as well.
+    private var freshPulls = 0
+
     /// `node`'s output for `frames` frames: rendered once per pass (a second pull in the pass reads the
-    /// same), or again when `again` (an effect that takes more input than it puts out). A node that is its
-    /// own source through a loop reads what it has so far (silence).
+    /// same), or again when `again` (an effect that takes more input than it puts out): then every node
+    /// it pulls in turn renders again too, so a time effect behind a mixer, another effect or a bypassed
+    /// one gets new audio from the source each time, not the pass's first frames repeated. A node that
+    /// is its own source through a loop reads what it has so far (silence).
     func pull(_ node: GraphNode, frames: Int, again: Bool = false) -> GraphBuffer {
-        if !again, node.renderedPass == number, node.renderedFrameCount == frames { return node.buffer }
+        if node.isRendering { return node.buffer }
+        if !again, freshPulls == 0, node.renderedPass == number, node.renderedFrameCount == frames { return node.buffer }
+        if again { freshPulls += 1 }
+        node.isRendering = true
+        defer {
+            node.isRendering = false
+            if again { freshPulls -= 1 }
+        }
         node.renderedPass = number
         node.renderedFrameCount = frames
         node.buffer.prepare(channels: node.outputChannels(self), frames: frames)

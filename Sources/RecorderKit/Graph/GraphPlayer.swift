@@ -48,7 +48,7 @@ public enum GraphCompletion: Sendable {
 }
 
 /// Plays its schedule into the graph, at the graph's rate (a source at another rate is resampled) and in
-/// the channels of what it last had scheduled. The player's time counts the frames it has put out since
+/// the most channels of what it has scheduled. The player's time counts the frames it has put out since
 /// `play` (after a stop, from 0); items may be scheduled at a player time (silence until then), and the
 /// player may start at a graph sample time.
 public final class GraphPlayer: GraphNode, @unchecked Sendable {
@@ -162,8 +162,12 @@ public final class GraphPlayer: GraphNode, @unchecked Sendable {
     /// plays nor has played since.
     public var playerTime: Int64? { lock.withLock { playing || playerFrames > 0 ? playerFrames : nil } }
 
-    /// Channels it puts out: those of what it last had scheduled (2 before anything).
-    public var channelCount: Int { lock.withLock { channels } }
+    /// Channels it puts out: the most of any item scheduled (each item plays in its own channels, one of
+    /// fewer going to the rest as a mono source goes to both sides); with nothing scheduled, those of
+    /// what it last had (2 before anything).
+    public var channelCount: Int {
+        lock.withLock { items.lazy.map { max(1, min(16, $0.source.channelCount)) }.max() ?? channels }
+    }
 
     // MARK: Rendering
 
