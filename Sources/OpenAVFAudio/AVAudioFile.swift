@@ -115,7 +115,8 @@ open class AVAudioFile: NSObject, @unchecked Sendable {
     private static func sndfileFormat(_ url: URL, _ reader: SettingsReader) throws -> Int32 {
         let formatID = reader.formatID
         let float = reader.flag(AVLinearPCMIsFloatKey) ?? false
-        let bits = Int(reader.number(AVLinearPCMBitDepthKey) ?? (float ? 32 : 16))
+        let depth = reader.number(AVLinearPCMBitDepthKey) ?? (float ? 32 : 16)
+        let bits = depth.isFinite && abs(depth) <= 1_024 ? Int(depth) : 0  // NaN, 1e30: no depth it writes
         let pcm: Int32? = switch (float, bits) {
         case (true, 32): Int32(SF_FORMAT_FLOAT)
         case (true, 64): Int32(SF_FORMAT_DOUBLE)

@@ -61,7 +61,8 @@ open class AVAudioFormat: NSObject, @unchecked Sendable {
 
     /// The format a settings dictionary describes (AVFormatIDKey, AVSampleRateKey, AVNumberOfChannelsKey,
     /// AVLinearPCMBitDepthKey, AVLinearPCMIsFloatKey, AVLinearPCMIsBigEndianKey,
-    /// AVLinearPCMIsNonInterleaved); nil without a rate or a channel count.
+    /// AVLinearPCMIsNonInterleaved); nil without a rate or a channel count, or with a bit depth that is not
+    /// a whole number from 1 to 64.
     public convenience init?(settings: [String: Any]) {
         let reader = SettingsReader(settings: settings)
         guard let rate = reader.number(AVSampleRateKey), let channels = reader.number(AVNumberOfChannelsKey),
@@ -73,7 +74,10 @@ open class AVAudioFormat: NSObject, @unchecked Sendable {
         description.mChannelsPerFrame = UInt32(channels)
         if formatID == kAudioFormatLinearPCM {
             let float = reader.flag(AVLinearPCMIsFloatKey) ?? false
-            let bits = UInt32(reader.number(AVLinearPCMBitDepthKey) ?? (float ? 32 : 16))
+            // A depth of whole bits, 1…64 (NaN, −16 or 1e30: no format, as Apple gives none).
+            let depth = reader.number(AVLinearPCMBitDepthKey) ?? (float ? 32 : 16)
+            guard depth.isFinite, depth >= 1, depth <= 64, depth == depth.rounded() else { return nil }
+            let bits = UInt32(depth)
             let interleaved = !(reader.flag(AVLinearPCMIsNonInterleaved) ?? false)
             var flags: AudioFormatFlags = kAudioFormatFlagIsPacked | (float ? kAudioFormatFlagIsFloat : kAudioFormatFlagIsSignedInteger)
             if reader.flag(AVLinearPCMIsBigEndianKey) ?? false { flags |= kAudioFormatFlagIsBigEndian }
@@ -138,7 +142,7 @@ open class AVAudioFormat: NSObject, @unchecked Sendable {
             && mine.mChannelsPerFrame == theirs.mChannelsPerFrame && mine.mBytesPerFrame == theirs.mBytesPerFrame
     }
 
-    open override var hash: Int { Int(basic.pointee.mSampleRate) ^ Int(basic.pointee.mChannelsPerFrame) << 20 }
+    open override var hash: Int { basic.pointee.mSampleRate.hashValue ^ Int(basic.pointee.mChannelsPerFrame) << 20 }
 
     open override var description: String {
         let described = self.basic.pointee

@@ -206,6 +206,7 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
         }
         let start = player.volume
         let player = self.player
+        let duration = min(duration, 1e9)  // 31 years: a fade of 1e17 s trapped on its step's nanoseconds
         let steps = max(1, min(100_000, Int(duration / 0.01)))
         let fade = Task.detached {
             for step in 1...steps {

@@ -79,13 +79,14 @@ open class AVAudioTime: NSObject, @unchecked Sendable {
         guard anchor.isHostTimeValid, anchor.isSampleTimeValid, anchor.sampleRate > 0 else { return nil }
         if isHostTimeValid && isSampleTimeValid { return self }
         if isHostTimeValid {
+            // In doubles, clamped: no anchor (Int64.min, a rate of 1e300) traps.
             let seconds = (Double(hostTime) - Double(anchor.hostTime)) / 1e9
-            return AVAudioTime(hostTime: hostTime, sampleTime: anchor.sampleTime + AVAudioFramePosition((seconds * anchor.sampleRate).rounded()),
+            return AVAudioTime(hostTime: hostTime, sampleTime: clampedInt64(Double(anchor.sampleTime) + seconds * anchor.sampleRate),
                                atRate: anchor.sampleRate)
         }
         guard isSampleTimeValid else { return nil }
-        let seconds = Double(sampleTime - anchor.sampleTime) / (sampleRate > 0 ? sampleRate : anchor.sampleRate)
+        let seconds = (Double(sampleTime) - Double(anchor.sampleTime)) / (sampleRate > 0 ? sampleRate : anchor.sampleRate)
         let host = Double(anchor.hostTime) + seconds * 1e9
-        return AVAudioTime(hostTime: host <= 0 ? 0 : UInt64(min(host, 1.8e19)), sampleTime: sampleTime, atRate: sampleRate)
+        return AVAudioTime(hostTime: host.isNaN || host <= 0 ? 0 : UInt64(min(host, 1.8e19)), sampleTime: sampleTime, atRate: sampleRate)
     }
 }

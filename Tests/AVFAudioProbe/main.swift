@@ -7,6 +7,8 @@
 //                                          (B scheduled at player time N, 0 by default); the mixer's tap
 //                                          written to TAP (float, interleaved stereo)
 //   avfaudio-probe route -                  the session's route, inputs, and its refusals of route choices
+//   avfaudio-probe player-numbers FILE      every numeric setting of an AVAudioPlayer of FILE given 0, −1,
+//                                          ±infinity, NaN, 1e300 (1e30), .min, .max; prints what it holds after
 import Foundation
 import OpenAVFAudio
 
@@ -30,6 +32,7 @@ func main() throws {
     }
     if arguments[1] == "engine-mix" { return try engineMix(Array(arguments.dropFirst(2))) }
     if arguments[1] == "route" { return route() }
+    if arguments[1] == "player-numbers" { return try playerNumbers(URL(fileURLWithPath: arguments[2])) }
     let url = URL(fileURLWithPath: arguments[2])
     let settings: [String: Any] = [AVFormatIDKey: Int(kAudioFormatLinearPCM), AVSampleRateKey: 44_100.0,
                                    AVNumberOfChannelsKey: 1, AVLinearPCMBitDepthKey: 16]
@@ -145,3 +148,33 @@ func route() {
         print("overrideOutputAudioPort: \(error.localizedDescription)")
     }
 }
+
+/// AVAudioPlayer's numeric settings given hostile values: nothing may trap; what the player then holds is
+/// printed (finite, in range).
+@MainActor
+func playerNumbers(_ url: URL) throws {
+    let player = try AVAudioPlayer(contentsOf: url)
+    player.enableRate = true
+    let floats: [Float] = [0, -1, .infinity, -.infinity, .nan, 1e30, -1e30, .greatestFiniteMagnitude, 0.5]
+    let doubles: [Double] = [0, -1, .infinity, -.infinity, .nan, 1e300, -1e300, 1e17, 0.25]
+    for value in floats {
+        player.volume = value
+        player.pan = value
+        player.rate = value
+        player.setVolume(value, fadeDuration: 1e17)
+        player.setVolume(value, fadeDuration: Double(value))
+    }
+    for seconds in doubles {
+        player.currentTime = seconds
+        player.setVolume(0.5, fadeDuration: seconds)
+        _ = player.play(atTime: seconds)
+        player.stop()
+    }
+    for loops in [Int.min, -1, 0, .max] { player.numberOfLoops = loops }
+    for channel in [Int.min, -1, 0, .max] {
+        _ = player.peakPower(forChannel: channel)
+        _ = player.averagePower(forChannel: channel)
+    }
+    print("volume \(player.volume) pan \(player.pan) rate \(player.rate) currentTime \(player.currentTime) loops \(player.numberOfLoops)")
+}
+

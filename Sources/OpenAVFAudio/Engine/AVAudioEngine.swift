@@ -112,6 +112,10 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
             return
         }
         let chosen = format ?? node1.outputFormat(forBus: 0)
+        guard playableRate(chosen.sampleRate) != nil else {
+            Self.noteRefusal("connect: a format of \(chosen.sampleRate) Hz cannot be played; use 1 to \(StreamFormat.maxSampleRate) Hz")
+            return
+        }
         let replaced = graph.destination(of: node1.graphNode)
         do {
             try graph.connect(node1.graphNode, to: node2.graphNode, bus: bus2)
@@ -156,7 +160,7 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
     private func settleFormat() {
         guard !isRunning, let mixer = made.withLock({ $0.mixer }) else { return }
         let first = mixer.links.withLock { $0.inputFormats.sorted { $0.key < $1.key }.first?.value }
-        graph.sampleRate = Int((first?.sampleRate ?? 44_100).rounded())
+        graph.sampleRate = first.flatMap { playableRate($0.sampleRate) } ?? 44_100
     }
 
     // MARK: Running

@@ -114,7 +114,7 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
         let samples = (0..<Int(buffer.format.channelCount)).map { channel in
             (0..<frames).map { buffer.sample(channel: channel, frame: $0) }
         }
-        player.schedule(samples: samples, sampleRate: Int(buffer.format.sampleRate.rounded()), at: scheduleTime(when),
+        player.schedule(samples: samples, sampleRate: Int(clampedInt64(min(buffer.format.sampleRate, 1e9))), at: scheduleTime(when),
                         options: GraphBufferOptions(rawValue: options.rawValue), completeWhen: completeWhen, completion: completion)
     }
 
