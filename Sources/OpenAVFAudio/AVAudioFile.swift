@@ -133,13 +133,23 @@ open class AVAudioFile: NSObject, @unchecked Sendable {
         let container: Int32
         var encoding = pcm
         switch url.pathExtension.lowercased() {
-        case "wav", "wave": container = Int32(SF_FORMAT_WAV)
+        case "wav", "wave":
+            container = Int32(SF_FORMAT_WAV)
+            if !float && bits == 8 { encoding = Int32(SF_FORMAT_PCM_U8) }  // WAV's 8-bit samples are unsigned
         case "aif", "aiff", "aifc": container = Int32(SF_FORMAT_AIFF)
         case "caf": container = Int32(SF_FORMAT_CAF)
         case "au", "snd": container = Int32(SF_FORMAT_AU)
         case "w64": container = Int32(SF_FORMAT_W64)
         case "rf64": container = Int32(SF_FORMAT_RF64)
-        case "flac": container = Int32(SF_FORMAT_FLAC); encoding = bits == 24 ? Int32(SF_FORMAT_PCM_24) : bits == 8 ? Int32(SF_FORMAT_PCM_S8) : Int32(SF_FORMAT_PCM_16)
+        case "flac":
+            // FLAC holds 8, 16 or 24 bits (libsndfile's encoder): 32 and float are refused, not written as 16.
+            container = Int32(SF_FORMAT_FLAC)
+            guard !float, [8, 16, 24].contains(bits) else {
+                throw statusError(kAudioFileUnsupportedDataFormatError,
+                    "cannot create \(url.path): FLAC holds 8, 16 or 24-bit integer samples, not \(bits)-bit \(float ? "float" : "integer"); "
+                    + "use AVLinearPCMBitDepthKey 24 (or write a .wav or .caf)")
+            }
+            encoding = bits == 24 ? Int32(SF_FORMAT_PCM_24) : bits == 8 ? Int32(SF_FORMAT_PCM_S8) : Int32(SF_FORMAT_PCM_16)
         case "ogg", "oga": container = Int32(SF_FORMAT_OGG); encoding = Int32(SF_FORMAT_VORBIS)
         case "opus": container = Int32(SF_FORMAT_OGG); encoding = Int32(SF_FORMAT_OPUS)
         case "mp3": container = Int32(SF_FORMAT_MPEG); encoding = Int32(SF_FORMAT_MPEG_LAYER_III)

@@ -51,6 +51,17 @@ open class AVAudioRecorder: NSObject, @unchecked Sendable {
                 "cannot record \(url.path): AAC and Apple Lossless cannot be encoded on Linux; "
                 + "record linear PCM (.wav, .aif, .caf), FLAC (.flac), Opus (.opus) or MP3 (.mp3)")
         }
+        // The format asked must be the one the file's type holds: FLAC into a .wav recorded PCM while
+        // `format` said FLAC.
+        let holds: [String: AudioFormatID] = ["flac": kAudioFormatFLAC, "opus": kAudioFormatOpus, "mp3": kAudioFormatMPEGLayer3,
+                                              "wav": kAudioFormatLinearPCM, "wave": kAudioFormatLinearPCM, "aif": kAudioFormatLinearPCM,
+                                              "aiff": kAudioFormatLinearPCM, "aifc": kAudioFormatLinearPCM, "caf": kAudioFormatLinearPCM,
+                                              "w64": kAudioFormatLinearPCM, "rf64": kAudioFormatLinearPCM, "au": kAudioFormatLinearPCM]
+        if settings[AVFormatIDKey] != nil, let held = holds[url.pathExtension.lowercased()], held != formatID {
+            throw statusError(kAudioFormatUnsupportedDataFormatError,
+                "cannot record \(url.path) as \(Self.formatName(formatID)): a .\(url.pathExtension) file holds \(Self.formatName(held)); "
+                + "name the file for its format (.flac, .opus, .mp3, or .wav, .aif, .caf for linear PCM)")
+        }
         let rate = reader.number(AVSampleRateKey) ?? 44_100
         let channels = reader.number(AVNumberOfChannelsKey) ?? 1
         let float = reader.flag(AVLinearPCMIsFloatKey) ?? false
@@ -91,6 +102,17 @@ open class AVAudioRecorder: NSObject, @unchecked Sendable {
     }
 
     deinit { recorder.stop() }
+
+    /// A format ID as a message names it.
+    private static func formatName(_ id: AudioFormatID) -> String {
+        switch id {
+        case kAudioFormatLinearPCM: "linear PCM"
+        case kAudioFormatFLAC: "FLAC"
+        case kAudioFormatOpus: "Opus"
+        case kAudioFormatMPEGLayer3: "MP3"
+        default: "format \(id)"
+        }
+    }
 
     /// Tells the delegate, on the main queue, of each recording's end and of failures.
     private func watch() {

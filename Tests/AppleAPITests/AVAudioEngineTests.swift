@@ -27,6 +27,23 @@ struct AVAudioEngineCallTests {
         #expect(!engine.attachedNodes.contains(player) && player.engine == nil)
     }
 
+    /// The engine's own nodes stay what they are: the output node connected from is refused (it puts
+    /// nothing out), the main mixer and output node detached are refused and stay attached and connected.
+    @Test func theEnginesOwnNodesAreNotTakenApart() throws {
+        let engine = AVAudioEngine()
+        let player = AVAudioPlayerNode(), pitch = AVAudioUnitTimePitch()
+        engine.attach(player)
+        engine.attach(pitch)
+        let mono48 = try #require(AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 1))
+        engine.connect(engine.outputNode, to: pitch, format: mono48)
+        #expect(pitch.inputFormat(forBus: 0) != mono48, "a connection out of the output node was made")
+        engine.connect(player, to: engine.mainMixerNode, format: nil)
+        engine.detach(engine.mainMixerNode)
+        engine.detach(engine.outputNode)
+        #expect(engine.attachedNodes.contains(engine.mainMixerNode) && engine.attachedNodes.contains(engine.outputNode))
+        #expect(engine.mainMixerNode.engine === engine && engine.mainMixerNode.nextAvailableInputBus == 1)
+    }
+
     /// What Apple's engine refuses with an exception is refused here with a line, the program going on;
     /// values out of range are clamped, NaN ignored.
     @Test func hostileCallsAreRefusedOrClampedNeverFatal() throws {

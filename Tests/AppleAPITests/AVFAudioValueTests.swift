@@ -1,5 +1,6 @@
 // OpenAVFAudio's values without a server: formats, PCM buffers (their channel pointers taken once), times,
 // files written and read back, the session's shims, and what each refuses.
+import CSndFile
 import Foundation
 import OpenAVFAudio
 import Testing
@@ -54,6 +55,43 @@ struct AVFAudioValueTests {
         #expect(AudioFileGetProperty(try #require(handle), kAudioFilePropertyAudioDataPacketCount, &size, &packets) == noErr)
         #expect(packets == 85_995)
         AudioFileClose(try #require(handle))
+    }
+
+    /// Files that are what their settings say: an 8-bit WAV is written (unsigned, as WAV holds 8 bits) and
+    /// reads back 8-bit; a 32-bit or float FLAC is refused with a line (it was written 16-bit silently);
+    /// a recorder asked for FLAC into a .wav is refused (it recorded PCM while `format` said FLAC).
+    @Test func filesHoldWhatTheirSettingsSay() throws {
+        let directory = try temporaryDirectory()
+        let eight = URL(fileURLWithPath: directory + "/eight.wav")
+        let file = try AVAudioFile(forWriting: eight, settings: [AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: 8_000,
+                                                                 AVNumberOfChannelsKey: 1, AVLinearPCMBitDepthKey: 8])
+        let format = try #require(AVAudioFormat(standardFormatWithSampleRate: 8_000, channels: 1))
+        let buffer = try #require(AVAudioPCMBuffer(pcmFormat: format, frameCapacity: 800))
+        buffer.frameLength = 800
+        for frame in 0..<800 { buffer.floatChannelData![0][frame] = Float(sin(Double(frame) / 10)) / 2 }
+        try file.write(from: buffer)
+        file.close()
+        let read = try readSoundFile(eight.path)
+        #expect(read.frames == 800 && read.subtype == Int32(SF_FORMAT_PCM_U8), "\(read.subtype)")
+        for (bits, float) in [(32, false), (32, true)] {
+            do {
+                _ = try AVAudioFile(forWriting: URL(fileURLWithPath: directory + "/x\(bits)\(float).flac"),
+                                    settings: [AVFormatIDKey: kAudioFormatFLAC, AVSampleRateKey: 44_100, AVNumberOfChannelsKey: 1,
+                                               AVLinearPCMBitDepthKey: bits, AVLinearPCMIsFloatKey: float])
+                Issue.record("a \(bits)-bit FLAC was made")
+            } catch {
+                #expect((error as NSError).localizedDescription.contains("FLAC holds 8, 16 or 24-bit integer samples"))
+            }
+        }
+        do {
+            _ = try AVAudioRecorder(url: URL(fileURLWithPath: directory + "/take.wav"),
+                                    settings: [AVFormatIDKey: kAudioFormatFLAC, AVSampleRateKey: 44_100, AVNumberOfChannelsKey: 1])
+            Issue.record("FLAC into a .wav was accepted")
+        } catch {
+            #expect((error as NSError).localizedDescription.contains("as FLAC: a .wav file holds linear PCM"),
+                    "\((error as NSError).localizedDescription)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory + "/take.wav"))
     }
 
     /// A URL that names no local file is refused, with a line that says so, by every call that takes

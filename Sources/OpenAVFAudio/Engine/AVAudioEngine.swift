@@ -86,8 +86,14 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
         made.withLock { adopt(node, &$0) }
     }
 
-    /// Detaches `node` and its connections.
+    /// Detaches `node` and its connections. The engine's own main mixer, output and input nodes stay:
+    /// refused with a line (Apple's engine stops the program; detached, they were left half attached).
     public func detach(_ node: AVAudioNode) {
+        let own = made.withLock { made in [made.mixer, made.output, made.input].contains { $0 === node } }
+        guard !own else {
+            Self.noteRefusal("detach: the engine's \(type(of: node)) is its own and stays attached; disconnect it instead")
+            return
+        }
         graph.detach(node.graphNode)
         made.withLock { $0.attached[ObjectIdentifier(node)] = nil }
         node.links.withLock { $0 = AVAudioNode.Links() }
@@ -109,6 +115,10 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
                         format: AVAudioFormat?) {
         guard bus1 == 0, bus2 >= 0 else {
             Self.noteRefusal("connect: buses count from 0, and a node has one output bus, 0")
+            return
+        }
+        guard !(node1 is AVAudioOutputNode) else {
+            Self.noteRefusal("connect: the output node plays what comes into it and puts nothing out; connect into it")
             return
         }
         let chosen = format ?? node1.outputFormat(forBus: 0)

@@ -1,5 +1,6 @@
 // Closing a sound file: its final header, the markers' chunks appended within the size limit, and the
 // empty sound chunk padded for readers that need one.
+import CSemaphore
 import CSndFile
 import Glibc
 
@@ -39,10 +40,19 @@ extension SoundFileWriter {
                 closeError = PipeOutput.error(failure, frames: pipe.framesOut ?? framesWritten, encoded: pipe.framesOut == nil)
             }
         } else {
+            releaseReserve()
             Glibc.close(descriptor)
         }
         lock?.release()
         return stored
+    }
+
+    /// Gives back the disk space reserved past the file's end and not used (FALLOC_FL_PUNCH_HOLE |
+    /// FALLOC_FL_KEEP_SIZE: the size unchanged).
+    private func releaseReserve() {
+        var status = stat()
+        guard reservedTo > 0, fstat(descriptor, &status) == 0, reservedTo > Int64(status.st_size) else { return }
+        _ = fallocate(descriptor, 3, status.st_size, off_t(reservedTo - Int64(status.st_size)))
     }
 
     /// sox refuses an AIFF whose SSND chunk holds no bytes ("Missing SSND chunk"), which is what an empty
@@ -57,11 +67,15 @@ extension SoundFileWriter {
         while pread(descriptor, &chunk, 8, position) == 8 {
             let size = chunk[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             if chunk[0..<4].elementsEqual("SSND".utf8) {
-                // Only the layout libsndfile writes for an empty file: an 8-byte SSND chunk at the end.
+                // Only the layouts of an empty file: libsndfile's 8-byte SSND chunk at the end, or (at close,
+                // after the padding made at open) that chunk counting the padding as audio.
                 var status = stat()
-                guard size == 8, fstat(descriptor, &status) == 0, status.st_size == position + 16 else { return }
+                guard fstat(descriptor, &status) == 0 else { return }
+                let bare = size == 8 && status.st_size == position + 16
+                let padded = size == 8 + padding && status.st_size == position + 16 + off_t(padding)
+                guard bare || padded else { return }
                 func bigEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
-                let formSize = header[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } + padding
+                let formSize = header[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } + (bare ? padding : 0)
                 let soundChunk = Array("SSND".utf8) + bigEndian(8 + padding) + bigEndian(padding) + bigEndian(0)
                     + [UInt8](repeating: 0, count: Int(padding))
                 _ = pwrite(descriptor, soundChunk, soundChunk.count, position)

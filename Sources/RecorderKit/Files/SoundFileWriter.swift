@@ -1,4 +1,5 @@
 // Writes captured big-endian packets into a sound file through libsndfile, keeping its header valid.
+import CSemaphore
 import CSndFile
 import Glibc
 import Locking
@@ -54,6 +55,11 @@ public final class SoundFileWriter: @unchecked Sendable {
     public let frameCapacity: Int64
     /// False for a pipe (its header is written once) and the lossy types (no header to refresh).
     let refreshesHeader: Bool
+    /// Bytes kept free on the disk past what each write adds, for what closing adds (an encoder's last
+    /// blocks, markers); 0 where nothing is reserved (a pipe, a device, a filesystem that cannot).
+    private(set) var closingReserve: Int64 = 0
+    /// The file's bytes reserved on the disk so far (`fallocate`, the size unchanged).
+    private(set) var reservedTo: Int64 = 0
     /// How writes to standard output that cannot seek wait for room, so that a reader that stops
     /// reading cannot hold the writing thread past a stop (nil: a file, written as it comes).
     let pipe: PipeOutput?
@@ -266,7 +272,13 @@ public final class SoundFileWriter: @unchecked Sendable {
         // A lossy stream has no header to refresh: its encoder writes pages or frames as they fill
         // (asked to, libsndfile wrote Ogg Vorbis headers again into the stream: an unreadable file).
         refreshesHeader = !type.isLossy && lseek(fd, 0, SEEK_CUR) >= 0
-        if refreshesHeader { sf_command(file, Int32(SFC_UPDATE_HEADER_NOW), nil, 0) }
+        if refreshesHeader {
+            // Twice: libsndfile's first header leaves the chunks added before it (iXML) out of the
+            // container's size, its second counts them (an AIFF killed before its first buffer said FORM
+            // held 46 bytes of 4 150, and its SSND lay outside).
+            sf_command(file, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+            sf_command(file, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+        }
         relay?.markHeader()
         pipe = relay
         var status = stat()
@@ -275,6 +287,14 @@ public final class SoundFileWriter: @unchecked Sendable {
         let audioBytes = type.maxAudioBytes(bytesPerFrame: format.bytesPerFrame) - Int64(max(headerBytes, 4096))
         // A stream to a pipe states no length, so it has none to outgrow.
         frameCapacity = refreshesHeader ? audioBytes / Int64(format.bytesPerFrame) : StreamFormat.maxFrameCount
+        if relay == nil && !toDevice && fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFREG {
+            // An encoder holds up to a block (4 096 frames in libsndfile's FLAC) and writes it at close.
+            closingReserve = type == .flac || type.isLossy
+                ? max(32 << 10, 2 * 4_096 * Int64(format.bytesPerFrame)) : 4 << 10
+        }
+        // An AIFF is a valid empty take from now on, as a WAV is, should the process die before its first
+        // buffer: its sound chunk padded as at close (the first audio overwrites the padding).
+        if type == .aiff && refreshesHeader { padEmptySoundChunk() }
     }
 
     /// Appends whole frames of interleaved big-endian samples of the writer's `sampleFormat` (packets, as
@@ -289,6 +309,7 @@ public final class SoundFileWriter: @unchecked Sendable {
                 "'\(path)' is full at \(framesWritten) frames: a \(fileType.rawValue.uppercased()) file cannot "
                 + "describe more; record into numbered files (split) or use .caf")
         }
+        if closingReserve > 0 { try reserve(bytes.count) }
         let conversionFrames = max(shortScratch.count, intScratch.count, floatScratch.count) / channelCount
         var done = 0
         while done < frames {
@@ -317,6 +338,34 @@ public final class SoundFileWriter: @unchecked Sendable {
                     + "are only in the deleted file and are lost when it closes; record where nothing removes the file")
             }
         }
+    }
+
+    /// Keeps room on the disk for `bytes` more (an encoder writes no more than the raw samples, and
+    /// a little framing) and `closingReserve` past them; a write that cannot have it fails here, before
+    /// libsndfile is handed frames it could only half write: a FLAC ended by a full disk was not a valid
+    /// stream, and decoded 2 920 frames fewer than counted. Reserved a block ahead, so one `fallocate`
+    /// serves many buffers.
+    private func reserve(_ bytes: Int) throws(RecorderError) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return }
+        let needed = Int64(status.st_size) + Int64(bytes) + closingReserve
+        guard needed > reservedTo else { return }
+        // FALLOC_FL_KEEP_SIZE (1): blocks past the end, the size unchanged.
+        if fallocate(descriptor, 1, 0, off_t(needed + closingReserve)) == 0 {
+            reservedTo = needed + closingReserve
+            return
+        }
+        let code = errno
+        guard code == ENOSPC || code == EDQUOT else {
+            closingReserve = 0  // this filesystem cannot reserve (EOPNOTSUPP): written as before
+            return
+        }
+        if fallocate(descriptor, 1, 0, off_t(needed)) == 0 {
+            reservedTo = needed
+            return
+        }
+        errno = code
+        throw writeError()
     }
 
     /// To a pipe: passes what libsndfile wrote on to standard output (waiting for the reader, bounded
