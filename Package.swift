@@ -9,6 +9,9 @@ let package = Package(
         .library(name: "OpenAudioToolbox", targets: ["OpenAudioToolbox"]),
         // AVFAudio's players, recorder, formats, buffers, files and session over RecorderKit: import changed.
         .library(name: "OpenAVFAudio", targets: ["OpenAVFAudio"]),
+        // TagLib behind a C interface, as a shared library RecorderKit loads when it first tags a file
+        // (a plain take never maps TagLib); built with the package, installed beside the command.
+        .library(name: "recorder-tags", type: .dynamic, targets: ["CTagLib"]),
         .executable(name: "recorder", targets: ["recorder"]),
     ],
     dependencies: [
@@ -35,15 +38,12 @@ let package = Package(
             pkgConfig: "libebur128",
             providers: [.apt(["libebur128-dev"])]
         ),
-        // TagLib (C++) behind a C interface: ReplayGain and R128 tags in FLAC, Ogg Vorbis, Opus and MP3.
+        // TagLib (C++) behind a C interface: ReplayGain and R128 tags in FLAC, Ogg Vorbis, Opus and MP3. Not a
+        // dependency of RecorderKit: the `recorder-tags` product, which RecorderKit loads when it tags.
+        // (SoundTouch, LGPL-2.1, is loaded the same way, through its own C interface, libSoundTouchDll.)
         .target(
             name: "CTagLib",
             linkerSettings: [.linkedLibrary("tag")]
-        ),
-        // SoundTouch (LGPL-2.1, linked dynamically) through its C interface: playback's tempo and pitch.
-        .systemLibrary(
-            name: "CSoundTouch",
-            providers: [.apt(["libsoundtouch-dev"])]
         ),
         // The true-peak interpolator's inner loop, in C vector types (fast in a debug build too).
         .target(name: "CTruePeak"),
@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "Locking"),
         .target(
             name: "RecorderKit",
-            dependencies: ["CPulse", "CSndFile", "CEbur128", "CSemaphore", "CTagLib", "CTruePeak", "CSoundTouch", "Locking"]
+            dependencies: ["CPulse", "CSndFile", "CEbur128", "CSemaphore", "CTruePeak", "Locking"]
         ),
         // Core Audio's C types, callbacks and constants, laid out as Apple's headers lay them out.
         .systemLibrary(name: "COpenAudioToolbox"),

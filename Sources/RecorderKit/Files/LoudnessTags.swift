@@ -1,7 +1,6 @@
 // Loudness tags as loudgain and rsgain write them: ReplayGain 2.0 in FLAC, Ogg Vorbis and MP3 (through
 // TagLib), R128 gains in Opus (RFC 7845), the bext loudness fields in WAV and RF64; read back for playback.
 import CSndFile
-import CTagLib
 import Glibc
 
 /// A file's loudness tags: the gain that brings its track (and album) to the reference loudness, and
@@ -117,9 +116,10 @@ public struct LoudnessTags: Sendable, Hashable {
     private static func setTagsInPlace(_ tags: [(String, String?)], in file: String, named path: String) throws(RecorderError) {
         let keys = tags.map { strdup($0.0) }, values = tags.map { $0.1.map { strdup($0) } ?? nil }
         defer { (keys + values).forEach { free($0) } }
+        let set = try TagLibrary.set()
         let status = keys.map { UnsafePointer($0) }.withUnsafeBufferPointer { keyPointers in
             values.map { $0.map { UnsafePointer($0) } }.withUnsafeBufferPointer { valuePointers in
-                rk_tags_set(file, keyPointers.baseAddress, valuePointers.baseAddress, Int32(tags.count))
+                set(file, keyPointers.baseAddress, valuePointers.baseAddress, Int32(tags.count))
             }
         }
         guard status == 0 else {
@@ -132,7 +132,7 @@ public struct LoudnessTags: Sendable, Hashable {
 
     private static func tag(_ name: String, in path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: 256)
-        guard rk_tags_get(path, name, &buffer, Int32(buffer.count)) >= 0 else { return nil }
+        guard let get = try? TagLibrary.get(), get(path, name, &buffer, Int32(buffer.count)) >= 0 else { return nil }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
@@ -185,3 +185,18 @@ public struct LoudnessTags: Sendable, Hashable {
             + (decimals > 0 ? "." + String(repeating: "0", count: decimals - fraction.count) + fraction : "")
     }
 }
+
+/// TagLib's two calls, through the package's C++ library over it (`librecorder-tags.so`, see
+/// Sources/CTagLib), loaded when a file is first tagged or its tags read: a plain take never maps TagLib.
+private enum TagLibrary {
+    typealias Set = @convention(c) (UnsafePointer<CChar>?, UnsafePointer<UnsafePointer<CChar>?>?,
+                                    UnsafePointer<UnsafePointer<CChar>?>?, Int32) -> Int32
+    typealias Get = @convention(c) (UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int32) -> Int32
+
+    /// `rk_tags_set`: keys[i] set to values[i] (removed where NULL), saved; 0 or a negative status.
+    static func set() throws(RecorderError) -> Set { try LazyLibrary.tags.function("rk_tags_set", as: Set.self) }
+
+    /// `rk_tags_get`: the first value of a key into a buffer; its length, or a negative status.
+    static func get() throws(RecorderError) -> Get { try LazyLibrary.tags.function("rk_tags_get", as: Get.self) }
+}
+
