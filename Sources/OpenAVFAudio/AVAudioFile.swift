@@ -12,6 +12,10 @@ open class AVAudioFile: NSObject, @unchecked Sendable {
     private var frames: Int64
     private var position: Int64 = 0
     private let writing: Bool
+    /// A written file's room on its disk for each write and its close (see RecorderKit's `DiskRoom`), and
+    /// its descriptor (closed after libsndfile's last write; -1 for a file read).
+    private var room: DiskRoom?
+    private var descriptor: Int32 = -1
     /// The bits of the file's integer samples (8…32), converted here at 2^(bits−1) to full scale both ways
     /// (libsndfile's own float conversion writes at 2^(bits−1) − 1, which does not read back the same); nil
     /// for float or lossy files, which libsndfile converts.
@@ -84,17 +88,28 @@ open class AVAudioFile: NSObject, @unchecked Sendable {
             throw statusError(kAudioFileUnsupportedDataFormatError,
                 "cannot create \(fileURL.path): libsndfile does not write these settings in a .\(fileURL.pathExtension) file")
         }
-        guard let opened = sf_open(fileURL.path, Int32(SFM_WRITE), &info) else {
-            throw statusError(errno == ENOENT ? kAudioFileFileNotFoundError : kAudioFilePermissionsError,
-                "cannot create \(fileURL.path): \(String(cString: sf_strerror(nil))); check that its folder exists and is writable")
+        let descriptor = open(fileURL.path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard descriptor >= 0, let opened = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, 0) else {
+            let code = errno
+            if descriptor >= 0 { Glibc.close(descriptor) }
+            throw statusError(code == ENOENT ? kAudioFileFileNotFoundError : kAudioFilePermissionsError,
+                "cannot create \(fileURL.path): \(descriptor < 0 ? String(cString: strerror(code)) : String(cString: sf_strerror(nil))); "
+                + "check that its folder exists and is writable")
         }
+        let subtype = sndfileFormat & Int32(SF_FORMAT_SUBMASK)
+        room = DiskRoom(descriptor: descriptor, closingReserve: DiskRoom.closingReserve(
+            encoded: ![SF_FORMAT_PCM_S8, SF_FORMAT_PCM_U8, SF_FORMAT_PCM_16, SF_FORMAT_PCM_24, SF_FORMAT_PCM_32, SF_FORMAT_FLOAT,
+                       SF_FORMAT_DOUBLE].map({ Int32($0) }).contains(subtype),
+            bytesPerFrame: 8 * Int(channels)))
         guard let fileFormat = AVAudioFormat(settings: settings),
               let processing = AVAudioFormat(commonFormat: format, sampleRate: rate, channels: AVAudioChannelCount(channels),
                                              interleaved: interleaved) else {
             sf_close(opened)
+            Glibc.close(descriptor)
             throw statusError(kAudio_ParamError, "cannot write \(fileURL.path) from \(format) buffers")
         }
         file = opened
+        self.descriptor = descriptor
         integerBits = Self.integerBits(sndfileFormat)
         self.fileFormat = fileFormat
         processingFormat = processing
@@ -231,6 +246,13 @@ open class AVAudioFile: NSObject, @unchecked Sendable {
         }
         try lock.withLock { () throws in
             guard let file, writing else { throw statusError(kAudioFileNotOpenError, "cannot write to \(url.path): it is not open for writing") }
+            // Room first: on a full disk the write is refused whole, before the encoder takes frames it
+            // could write only in part (the file closes with what was written before).
+            guard room?.make(for: Int64(count * channels * 8)) ?? true else {
+                throw statusError(kAudioFileUnspecifiedError,
+                    "cannot write to \(url.path): \(String(cString: strerror(errno))) after \(frames) frames; the file keeps them; "
+                    + "free space or write elsewhere")
+            }
             let written: Int64
             if let bits = integerBits {
                 // Rounded to the file's depth at 2^(bits−1), clipped, then placed in the top bits.
@@ -256,6 +278,11 @@ open class AVAudioFile: NSObject, @unchecked Sendable {
         lock.withLock {
             if let file { sf_close(file) }
             file = nil
+            // What the close wrote is in; the room left past the end is given back.
+            room?.release()
+            room = nil
+            if descriptor >= 0 { Glibc.close(descriptor) }
+            descriptor = -1
         }
     }
 }

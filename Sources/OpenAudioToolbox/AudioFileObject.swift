@@ -23,6 +23,10 @@ final class AudioFileObject: @unchecked Sendable {
     private var position: Int64 = 0
     /// The caller's callbacks libsndfile reads through, kept while the file is open.
     private var source: CallbackSource?
+    /// A created file's room on its disk (see RecorderKit's `DiskRoom`): each write has its room first,
+    /// so on a full disk it is refused whole, never left half in the file; and the descriptor it keeps.
+    private var room: DiskRoom?
+    private var roomDescriptor: Int32 = -1
 
     private init(file: OpaquePointer, path: String, type: AudioFileTypeID, description: AudioStreamBasicDescription,
                  layout: PCMLayout?, writable: Bool, packets: Int64) {
@@ -94,8 +98,11 @@ final class AudioFileObject: @unchecked Sendable {
         }
         // The header is rewritten after every write, so the file is whole if the program stops anywhere.
         sf_command(file, Int32(SFC_SET_UPDATE_HEADER_AUTO), nil, Int32(SF_TRUE))
-        return .success(AudioFileObject(file: file, path: path, type: type, description: description, layout: layout,
-                                        writable: true, packets: 0))
+        let object = AudioFileObject(file: file, path: path, type: type, description: description, layout: layout,
+                                     writable: true, packets: 0)
+        object.roomDescriptor = Glibc.open(path, O_WRONLY | O_CLOEXEC)
+        object.room = DiskRoom(descriptor: object.roomDescriptor, closingReserve: DiskRoom.closingReserve(encoded: false, bytesPerFrame: 0))
+        return .success(object)
     }
 
     // MARK: Opening
@@ -201,6 +208,11 @@ final class AudioFileObject: @unchecked Sendable {
                 guard sf_seek(file, start, SEEK_SET | Int32(SFM_WRITE)) == start else { return kAudioFilePositionError }
                 position = start
             }
+            guard room?.make(for: Int64(count * bytesPerPacket)) ?? true else {
+                QueueRegistry.noteFailure("cannot write to \(path): \(String(cString: strerror(errno))) after \(packets) packets; "
+                    + "the file keeps them; free space or write elsewhere")
+                return kAudioFileUnspecifiedError
+            }
             let samples = count * layout.channelCount
             let written: Int64
             switch layout.sampleFormat {
@@ -256,6 +268,10 @@ final class AudioFileObject: @unchecked Sendable {
             if let file { sf_close(file) }
             file = nil
             source = nil
+            room?.release()
+            room = nil
+            if roomDescriptor >= 0 { Glibc.close(roomDescriptor) }
+            roomDescriptor = -1
         }
     }
 }

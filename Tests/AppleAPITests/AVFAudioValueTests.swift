@@ -94,6 +94,58 @@ struct AVFAudioValueTests {
         #expect(!FileManager.default.fileExists(atPath: directory + "/take.wav"))
     }
 
+    /// AVAudioFile and Audio File Services writing until the disk is full: the write that cannot fit is
+    /// refused with the disk's reason, the file closes whole, and its own tool reads every frame written
+    /// before (a FLAC's encoder lost its last blocks unseen).
+    @Test(arguments: ["flac", "wav"])
+    func writersOnAFullDiskCloseWholeFiles(_ type: String) async throws {
+        try await withTinyDisk(size: "256k") { disk in
+            let url = URL(fileURLWithPath: disk + "/take." + type)
+            let file = try AVAudioFile(forWriting: url, settings: [AVFormatIDKey: type == "flac" ? kAudioFormatFLAC : kAudioFormatLinearPCM,
+                                                                   AVSampleRateKey: 44_100, AVNumberOfChannelsKey: 2,
+                                                                   AVLinearPCMBitDepthKey: 16])
+            let format = try #require(AVAudioFormat(standardFormatWithSampleRate: 44_100, channels: 2))
+            let buffer = try #require(AVAudioPCMBuffer(pcmFormat: format, frameCapacity: 4_410))
+            buffer.frameLength = 4_410
+            let noise = noiseSamples(count: 8_820, seed: 95)
+            for frame in 0..<4_410 {
+                buffer.floatChannelData![0][frame] = Float(noise[frame]) / 32_768
+                buffer.floatChannelData![1][frame] = Float(noise[4_410 + frame]) / 32_768
+            }
+            var failure: (any Error)?
+            for _ in 0..<1_000 {
+                do { try file.write(from: buffer) } catch { failure = error; break }
+            }
+            let written = file.length
+            file.close()
+            #expect((failure as NSError?)?.localizedDescription.contains("No space left on device") == true, "\(String(describing: failure))")
+            #expect(written > 0)
+            if type == "flac" { #expect(try runProcess("flac", ["-t", "-s", url.path]).status == 0) }
+            #expect(try decodedFrames(url.path).frames == written)
+        }
+        try await withTinyDisk(size: "128k") { disk in
+            var format = AudioStreamBasicDescription(mSampleRate: 44_100, mFormatID: kAudioFormatLinearPCM,
+                                                     mFormatFlags: kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked,
+                                                     mBytesPerPacket: 4, mFramesPerPacket: 1, mBytesPerFrame: 4, mChannelsPerFrame: 2,
+                                                     mBitsPerChannel: 16, mReserved: 0)
+            var file: AudioFileID?
+            #expect(AudioFileCreateWithURL(URL(fileURLWithPath: disk + "/take.wav") as CFURL, kAudioFileWAVEType, &format, .eraseFile,
+                                           &file) == noErr)
+            let created = try #require(file)
+            let bytes = [UInt8](repeating: 0x21, count: 4_410 * 4)
+            var packet: Int64 = 0
+            var status = noErr
+            while status == noErr && packet < 1_000_000 {
+                var packets = UInt32(4_410)
+                status = AudioFileWritePackets(created, false, UInt32(bytes.count), nil, packet, &packets, bytes)
+                packet += Int64(packets)
+            }
+            #expect(status != noErr, "the disk never filled")
+            #expect(AudioFileClose(created) == noErr)
+            #expect(try readSoundFile(disk + "/take.wav").frames == Int(packet), "\(packet) packets written, status \(status)")
+        }
+    }
+
     /// A URL that names no local file is refused, with a line that says so, by every call that takes
     /// one; nothing is played, and nothing is written at the URL's path taken as a local one.
     @Test func urlsThatAreNotFileURLsAreRefused() throws {

@@ -70,4 +70,29 @@ struct FileWholenessTests {
             }
         }
     }
+
+    /// `normalize` onto a disk that cannot hold the result (a FLAC and a WAV of 256 KiB onto 128 KiB):
+    /// refused with the disk's reason, nothing left where the copy was to go (a FLAC's last block was lost
+    /// unseen at its close, and a cut-short copy reported as normalised).
+    @Test(arguments: [FileType.flac, .wav])
+    func normalizeOntoAFullDiskLeavesNothing(type: FileType) async throws {
+        let source = try temporaryDirectory() + "/loud." + type.rawValue
+        let writer = try SoundFileWriter(path: source, format: try StreamFormat(sampleRate: 44_100, channelCount: 2), fileType: type)
+        let noise = noiseSamples(count: 44_100 * 2 * 3, seed: 93)
+        let bytes = noise.flatMap { [UInt8(truncatingIfNeeded: $0 >> 8), UInt8(truncatingIfNeeded: $0)] }
+        try bytes.withUnsafeBytes { try writer.write(packets: $0) }
+        writer.close()
+        try await withTinyDisk(size: "128k") { disk in
+            let output = disk + "/quiet." + type.rawValue
+            do throws(RecorderError) {
+                _ = try Normalization.normalize(source, to: output, target: -30)
+                Issue.record("normalised onto a full disk")
+            } catch {
+                #expect(error.code == .writeFailed && error.message.contains("No space left on device")
+                        && error.message.contains("it was removed"), "\(error.message)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: output))
+        }
+    }
 }
+

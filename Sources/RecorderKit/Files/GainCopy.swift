@@ -58,6 +58,17 @@ enum GainCopy {
         case Int(SF_FORMAT_PCM_32): 32
         default: nil
         }
+        // Room for each block before it is handed on (see `DiskRoom`): an encoder's output would otherwise
+        // fail unseen on a full disk, at its close, and a cut-short copy be taken for the normalised file.
+        let encoded = bits == nil && format & Int32(SF_FORMAT_SUBMASK) != Int32(SF_FORMAT_FLOAT)
+            && format & Int32(SF_FORMAT_SUBMASK) != Int32(SF_FORMAT_DOUBLE)
+        var room = DiskRoom(descriptor: descriptor, closingReserve: DiskRoom.closingReserve(encoded: encoded, bytesPerFrame: 8 * channels))
+        func noRoom(_ frames: Int64) -> RecorderError {
+            let code = errno  // before `fail` closes and removes
+            return fail(RecorderError(.writeFailed,
+                "writing '\(output)' failed after \(frames) frames: \(String(cString: strerror(code))); it was removed; free space "
+                + "or choose another disk", underlying: .init(.posix, code)))
+        }
         var integers = [Int32](repeating: 0, count: bits == nil ? 0 : blockFrames * channels)
         var doubles = [Double](repeating: 0, count: bits == nil ? blockFrames * channels : 0)
         var frames: Int64 = 0
@@ -68,6 +79,7 @@ enum GainCopy {
                 let shift = Int32(32 - bits), top = Double(Int64(1) << (bits - 1))
                 read = integers.withUnsafeMutableBufferPointer { reader.read(into: $0.baseAddress!, frames: blockFrames) }
                 guard read > 0 else { break }
+                guard room.make(for: Int64(read * channels * 4)) else { throw noRoom(frames) }
                 for index in 0..<(read * channels) {
                     let scaled = (Double(integers[index] >> shift) * gain).rounded()
                     integers[index] = Int32(max(-top, min(top - 1, scaled))) << shift
@@ -76,6 +88,7 @@ enum GainCopy {
             } else {
                 read = doubles.withUnsafeMutableBufferPointer { reader.read(into: $0.baseAddress!, frames: blockFrames) }
                 guard read > 0 else { break }
+                guard room.make(for: Int64(read * channels * 4)) else { throw noRoom(frames) }
                 for index in 0..<(read * channels) { doubles[index] *= gain }
                 written = doubles.withUnsafeBufferPointer { sf_writef_double(file, $0.baseAddress, sf_count_t(read)) }
             }
@@ -90,6 +103,7 @@ enum GainCopy {
         if let error = reader.readError { throw fail(error) }
         sf_close(file)
         closed = true
+        guard fsync(descriptor) == 0 else { throw noRoom(frames) }
         // Markers after the final header, as a recording's are (libsndfile sets cue points without labels).
         let type: FileType? = format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_AIFF) ? .aiff : isWAV ? .wav : nil
         let markers = reader.markers
@@ -98,6 +112,7 @@ enum GainCopy {
             throw fail(RecorderError(.writeFailed, "cannot add the markers of '\(input)' to '\(output)'; it was removed; "
                                      + "check the space where it goes"))
         }
+        room.release()
         Glibc.close(descriptor)
         return frames
     }

@@ -1,6 +1,5 @@
 // Closing a sound file: its final header, the markers' chunks appended within the size limit, and the
 // empty sound chunk padded for readers that need one.
-import CSemaphore
 import CSndFile
 import Glibc
 
@@ -40,19 +39,11 @@ extension SoundFileWriter {
                 closeError = PipeOutput.error(failure, frames: pipe.framesOut ?? framesWritten, encoded: pipe.framesOut == nil)
             }
         } else {
-            releaseReserve()
+            room.release()
             Glibc.close(descriptor)
         }
         lock?.release()
         return stored
-    }
-
-    /// Gives back the disk space reserved past the file's end and not used (FALLOC_FL_PUNCH_HOLE |
-    /// FALLOC_FL_KEEP_SIZE: the size unchanged).
-    private func releaseReserve() {
-        var status = stat()
-        guard reservedTo > 0, fstat(descriptor, &status) == 0, reservedTo > Int64(status.st_size) else { return }
-        _ = fallocate(descriptor, 3, status.st_size, off_t(reservedTo - Int64(status.st_size)))
     }
 
     /// sox refuses an AIFF whose SSND chunk holds no bytes ("Missing SSND chunk"), which is what an empty

@@ -1,5 +1,4 @@
 // Writes captured big-endian packets into a sound file through libsndfile, keeping its header valid.
-import CSemaphore
 import CSndFile
 import Glibc
 import Locking
@@ -55,11 +54,8 @@ public final class SoundFileWriter: @unchecked Sendable {
     public let frameCapacity: Int64
     /// False for a pipe (its header is written once) and the lossy types (no header to refresh).
     let refreshesHeader: Bool
-    /// Bytes kept free on the disk past what each write adds, for what closing adds (an encoder's last
-    /// blocks, markers); 0 where nothing is reserved (a pipe, a device, a filesystem that cannot).
-    private(set) var closingReserve: Int64 = 0
-    /// The file's bytes reserved on the disk so far (`fallocate`, the size unchanged).
-    private(set) var reservedTo: Int64 = 0
+    /// The room the file keeps on its disk for each write and for closing (none for a pipe or a device).
+    var room: DiskRoom
     /// How writes to standard output that cannot seek wait for room, so that a reader that stops
     /// reading cannot hold the writing thread past a stop (nil: a file, written as it comes).
     let pipe: PipeOutput?
@@ -287,11 +283,8 @@ public final class SoundFileWriter: @unchecked Sendable {
         let audioBytes = type.maxAudioBytes(bytesPerFrame: format.bytesPerFrame) - Int64(max(headerBytes, 4096))
         // A stream to a pipe states no length, so it has none to outgrow.
         frameCapacity = refreshesHeader ? audioBytes / Int64(format.bytesPerFrame) : StreamFormat.maxFrameCount
-        if relay == nil && !toDevice && fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFREG {
-            // An encoder holds up to a block (4 096 frames in libsndfile's FLAC) and writes it at close.
-            closingReserve = type == .flac || type.isLossy
-                ? max(32 << 10, 2 * 4_096 * Int64(format.bytesPerFrame)) : 4 << 10
-        }
+        room = DiskRoom(descriptor: relay == nil && !toDevice ? fd : -1,
+                        closingReserve: DiskRoom.closingReserve(encoded: type == .flac || type.isLossy, bytesPerFrame: format.bytesPerFrame))
         // An AIFF is a valid empty take from now on, as a WAV is, should the process die before its first
         // buffer: its sound chunk padded as at close (the first audio overwrites the padding).
         if type == .aiff && refreshesHeader { padEmptySoundChunk() }
@@ -309,7 +302,9 @@ public final class SoundFileWriter: @unchecked Sendable {
                 "'\(path)' is full at \(framesWritten) frames: a \(fileType.rawValue.uppercased()) file cannot "
                 + "describe more; record into numbered files (split) or use .caf")
         }
-        if closingReserve > 0 { try reserve(bytes.count) }
+        // Room first (see `DiskRoom`): a write the disk cannot hold fails before libsndfile takes a frame
+        // of it (an encoder would write part of it later, unseen).
+        guard room.make(for: Int64(bytes.count)) else { throw writeError() }
         let conversionFrames = max(shortScratch.count, intScratch.count, floatScratch.count) / channelCount
         var done = 0
         while done < frames {
@@ -338,34 +333,6 @@ public final class SoundFileWriter: @unchecked Sendable {
                     + "are only in the deleted file and are lost when it closes; record where nothing removes the file")
             }
         }
-    }
-
-    /// Keeps room on the disk for `bytes` more (an encoder writes no more than the raw samples, and
-    /// a little framing) and `closingReserve` past them; a write that cannot have it fails here, before
-    /// libsndfile is handed frames it could only half write: a FLAC ended by a full disk was not a valid
-    /// stream, and decoded 2 920 frames fewer than counted. Reserved a block ahead, so one `fallocate`
-    /// serves many buffers.
-    private func reserve(_ bytes: Int) throws(RecorderError) {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return }
-        let needed = Int64(status.st_size) + Int64(bytes) + closingReserve
-        guard needed > reservedTo else { return }
-        // FALLOC_FL_KEEP_SIZE (1): blocks past the end, the size unchanged.
-        if fallocate(descriptor, 1, 0, off_t(needed + closingReserve)) == 0 {
-            reservedTo = needed + closingReserve
-            return
-        }
-        let code = errno
-        guard code == ENOSPC || code == EDQUOT else {
-            closingReserve = 0  // this filesystem cannot reserve (EOPNOTSUPP): written as before
-            return
-        }
-        if fallocate(descriptor, 1, 0, off_t(needed)) == 0 {
-            reservedTo = needed
-            return
-        }
-        errno = code
-        throw writeError()
     }
 
     /// To a pipe: passes what libsndfile wrote on to standard output (waiting for the reader, bounded
