@@ -128,6 +128,57 @@ private let uint32s: [UInt32] = [0, 1, .max]
     }
 }
 
+/// Audio File Services given hostile numbers: formats of every rate, channel count and size refused with
+/// a status or made; packet positions and counts of every size refused or clamped, never a trap.
+@Suite struct AudioFileHostileNumberTests {
+    @Test func audioFileServices() throws {
+        let directory = try temporaryDirectory()
+        for (index, rate) in doubles.enumerated() {
+            for channels in [UInt32(0), 1, 2, .max] {
+                for bits in [UInt32(0), 16, 24, .max] {
+                    var format = AudioStreamBasicDescription(mSampleRate: rate, mFormatID: kAudioFormatLinearPCM,
+                                                             mFormatFlags: kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked,
+                                                             mBytesPerPacket: bits &* channels / 8, mFramesPerPacket: 1,
+                                                             mBytesPerFrame: bits &* channels / 8, mChannelsPerFrame: channels,
+                                                             mBitsPerChannel: bits, mReserved: 0)
+                    var file: AudioFileID?
+                    let url = URL(fileURLWithPath: directory + "/h\(index)-\(channels)-\(bits).wav")
+                    let status = AudioFileCreateWithURL(url as CFURL, kAudioFileWAVEType, &format, .eraseFile, &file)
+                    if let file { #expect(status == noErr && AudioFileClose(file) == noErr) }
+                }
+            }
+        }
+        var format = AudioStreamBasicDescription(mSampleRate: 44_100, mFormatID: kAudioFormatLinearPCM,
+                                                 mFormatFlags: kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked,
+                                                 mBytesPerPacket: 2, mFramesPerPacket: 1, mBytesPerFrame: 2, mChannelsPerFrame: 1,
+                                                 mBitsPerChannel: 16, mReserved: 0)
+        var made: AudioFileID?
+        #expect(AudioFileCreateWithURL(URL(fileURLWithPath: directory + "/take.wav") as CFURL, kAudioFileWAVEType, &format,
+                                       .eraseFile, &made) == noErr)
+        let file = try #require(made)
+        let bytes = [UInt8](repeating: 1, count: 200)
+        for start in int64s {
+            for count in uint32s {
+                var packets = count
+                let status = AudioFileWritePackets(file, false, UInt32(bytes.count), nil, start, &packets, bytes)
+                #expect(status == noErr || packets == 0, "start \(start), \(count) packets")
+                #expect(packets <= 100)
+            }
+        }
+        var buffer = [UInt8](repeating: 0, count: 200)
+        for start in int64s {
+            for count in uint32s {
+                for size in uint32s {
+                    var packets = count, byteCount = min(size, UInt32(buffer.count))
+                    _ = AudioFileReadPacketData(file, false, &byteCount, nil, start, &packets, &buffer)
+                    #expect(byteCount <= 200 && packets <= 100)
+                }
+            }
+        }
+        #expect(AudioFileClose(file) == noErr)
+    }
+}
+
 @Suite(.timeLimit(.minutes(1)))
 struct AVAudioPlayerHostileNumberTests {
     /// Every numeric setting of an AVAudioPlayer (in the probe, against a private server): clamped or
