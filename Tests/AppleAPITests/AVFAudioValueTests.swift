@@ -6,6 +6,20 @@ import OpenAVFAudio
 import Testing
 import TestSupport
 
+/// A standard stereo buffer of `frames` frames of 16-bit noise (`seed`): the left channel the noise's
+/// first `frames` samples, the right its next.
+private func stereoNoise(frames: Int, rate: Double, seed: UInt64) throws -> AVAudioPCMBuffer {
+    let format = try #require(AVAudioFormat(standardFormatWithSampleRate: rate, channels: 2))
+    let buffer = try #require(AVAudioPCMBuffer(pcmFormat: format, frameCapacity: AVAudioFrameCount(frames)))
+    buffer.frameLength = AVAudioFrameCount(frames)
+    let noise = noiseSamples(count: 2 * frames, seed: seed)
+    for frame in 0..<frames {
+        buffer.floatChannelData![0][frame] = Float(noise[frame]) / 32_768
+        buffer.floatChannelData![1][frame] = Float(noise[frames + frame]) / 32_768
+    }
+    return buffer
+}
+
 struct AVFAudioValueTests {
     @Test func formatsDescribeTheirStreams() throws {
         let standard = try #require(AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2))
@@ -104,14 +118,7 @@ struct AVFAudioValueTests {
             let file = try AVAudioFile(forWriting: url, settings: [AVFormatIDKey: type == "flac" ? kAudioFormatFLAC : kAudioFormatLinearPCM,
                                                                    AVSampleRateKey: 44_100, AVNumberOfChannelsKey: 2,
                                                                    AVLinearPCMBitDepthKey: 16])
-            let format = try #require(AVAudioFormat(standardFormatWithSampleRate: 44_100, channels: 2))
-            let buffer = try #require(AVAudioPCMBuffer(pcmFormat: format, frameCapacity: 4_410))
-            buffer.frameLength = 4_410
-            let noise = noiseSamples(count: 8_820, seed: 95)
-            for frame in 0..<4_410 {
-                buffer.floatChannelData![0][frame] = Float(noise[frame]) / 32_768
-                buffer.floatChannelData![1][frame] = Float(noise[4_410 + frame]) / 32_768
-            }
+            let buffer = try stereoNoise(frames: 4_410, rate: 44_100, seed: 95)
             var failure: (any Error)?
             for _ in 0..<1_000 {
                 do { try file.write(from: buffer) } catch { failure = error; break }
@@ -209,14 +216,7 @@ struct AVFAudioValueTests {
     /// samples (to 24 bits; exactly for float), the length and positions right; what cannot be written refused.
     @Test func filesWrittenFromBuffersReadBack() throws {
         let directory = try temporaryDirectory()
-        let format = try #require(AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2))
-        let buffer = try #require(AVAudioPCMBuffer(pcmFormat: format, frameCapacity: 1_000))
-        buffer.frameLength = 1_000
-        let noise = noiseSamples(count: 2_000, seed: 77)
-        for frame in 0..<1_000 {
-            buffer.floatChannelData![0][frame] = Float(noise[frame]) / 32_768
-            buffer.floatChannelData![1][frame] = Float(noise[1_000 + frame]) / 32_768
-        }
+        let buffer = try stereoNoise(frames: 1_000, rate: 48_000, seed: 77)
         for (name, bits, float) in [("take.wav", 24, false), ("take.caf", 32, true)] {
             let url = URL(fileURLWithPath: directory + "/" + name)
             let written = try AVAudioFile(forWriting: url, settings: [AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: 48_000,
