@@ -1,7 +1,6 @@
 // Rewriting a file whole or not at all: the change is made in a copy beside it, with room reserved for
 // it to grow, synced, and renamed over the file. Used where a library rewrites a file in place without
 // reporting a failed write (TagLib, which cuts a FLAC or MP3 short on a full disk and says it saved).
-import CSemaphore
 import Glibc
 
 enum SafeRewrite {
@@ -45,12 +44,10 @@ enum SafeRewrite {
         defer { if !closed { close(destination) } }
         _ = fchown(destination, status.st_uid, status.st_gid)  // kept where allowed (as root)
         _ = fchmod(destination, status.st_mode & 0o7777)
-        // FALLOC_FL_KEEP_SIZE (1): blocks reserved past the end, the size unchanged. A filesystem that
-        // cannot reserve (EOPNOTSUPP) goes without; the sync below still reports a write that failed.
-        let reserve = Int64(status.st_size) + Int64(growthReserve)
-        if fallocate(destination, 1, 0, off_t(reserve)) != 0, errno != EOPNOTSUPP, errno != ENOSYS {
-            throw failure("cannot make room for the copy", errno)
-        }
+        // Room for the copy and its growth before a byte is copied (`DiskRoom`; a filesystem that cannot
+        // reserve goes without, and the sync below still reports a write that failed).
+        var room = DiskRoom(descriptor: destination, closingReserve: Int64(growthReserve))
+        guard room.make(for: Int64(status.st_size)) else { throw failure("cannot make room for the copy", errno) }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
@@ -75,6 +72,7 @@ enum SafeRewrite {
         // What the change wrote reaches the disk, or the failure is known, before the copy replaces the file.
         let synced = fsync(destination) == 0
         let syncError = errno
+        room.release()
         closed = true
         guard close(destination) == 0, synced else { throw failure("cannot write its copy", synced ? errno : syncError) }
         guard rename(copy, target) == 0 else { throw failure("cannot put the copy in its place", errno) }
