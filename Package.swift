@@ -132,6 +132,20 @@ let package = Package(
             path: "Examples/DelegatePatterns/Swift6",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // Shapes of real Apple audio programs written by others (buffer lists, a player subclass, byte-order
+        // helpers, the run loop, the session's microphone), one file compiled in both language modes.
+        .executableTarget(
+            name: "ported-programs-swift5",
+            dependencies: ["OpenAVFAudio"],
+            path: "Examples/PortedPrograms/Swift5",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .executableTarget(
+            name: "ported-programs-swift6",
+            dependencies: ["OpenAVFAudio"],
+            path: "Examples/PortedPrograms/Swift6",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // A command-line client of OpenAudioToolbox that the tests run against a private server.
         .executableTarget(
             name: "audioqueue-probe",

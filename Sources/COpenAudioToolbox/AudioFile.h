@@ -76,6 +76,19 @@ OAT_ENUM(AudioFilePropertyID) {
     kAudioFilePropertyDataOffset = 0x646F6666,            // 'doff': Int64
     kAudioFilePropertyEstimatedDuration = 0x65647572,     // 'edur': Float64 seconds
     kAudioFilePropertyPacketSizeUpperBound = 0x706B7562,  // 'pkub': UInt32
+    kAudioFilePropertyMagicCookieData = 0x6D676963,       // 'mgic': none in a linear PCM file
+    kAudioFilePropertyChannelLayout = 0x636D6170,         // 'cmap'
+    kAudioFilePropertyInfoDictionary = 0x696E666F,        // 'info'
+    kAudioFilePropertyPacketTableInfo = 0x706E666F,       // 'pnfo'
+    kAudioFilePropertyBitRate = 0x62726174,               // 'brat': UInt32 bits per second
+    kAudioFilePropertyFormatList = 0x666C7374,            // 'flst'
+    kAudioFilePropertyMarkerList = 0x6D6B6C73,            // 'mkls'
+    kAudioFilePropertyRegionList = 0x72676C73,            // 'rgls'
+    kAudioFilePropertySourceBitDepth = 0x73627464,        // 'sbtd'
+    kAudioFilePropertyAverageBytesPerPacket = 0x61627070, // 'abpp'
+    kAudioFilePropertyDeferSizeUpdates = 0x64737A75,      // 'dszu'
+    kAudioFilePropertyReserveDuration = 0x72737276,       // 'rsrv'
+    kAudioFilePropertyID3Tag = 0x69643374,                // 'id3t'
 };
 
 #pragma clang assume_nonnull end

@@ -27,6 +27,32 @@ OAT_ENUM(OSStatus) {
     kAudio_MemFullError = -108,
 };
 
+/// A four-character code ('lpcm', 'auou'), its first character in the most significant byte.
+typedef uint32_t FourCharCode;
+/// A type or creator code: a four-character code.
+typedef FourCharCode OSType;
+
+/// One buffer of audio: `mNumberChannels` interleaved channels in `mDataByteSize` bytes at `mData`.
+typedef struct AudioBuffer {
+    uint32_t mNumberChannels;
+    uint32_t mDataByteSize;
+    void *_Nullable mData;
+} AudioBuffer;
+
+/// A variable-length list of buffers (one per channel for deinterleaved audio, one in all for interleaved):
+/// `mNumberBuffers` of them, laid out from `mBuffers` on. Swift code reaches them through
+/// `UnsafeMutableAudioBufferListPointer`; `AudioBufferList.allocate(maximumBuffers:)` makes room for more than one.
+typedef struct AudioBufferList {
+    uint32_t mNumberBuffers;
+    AudioBuffer mBuffers[1];
+} AudioBufferList;
+
+/// A range of values (a sample rate range, say).
+typedef struct AudioValueRange {
+    double mMinimum;
+    double mMaximum;
+} AudioValueRange;
+
 typedef uint32_t AudioFormatID;
 typedef uint32_t AudioFormatFlags;
 

@@ -13,6 +13,28 @@ open class AVAudioBuffer: NSObject, @unchecked Sendable {
         self.format = format
         super.init()
     }
+
+    /// The buffer's memory as Core Audio's buffer list, for lower-level calls: one buffer per channel for a
+    /// deinterleaved format, one in all for an interleaved one; each `mDataByteSize` the buffer's current
+    /// `frameLength`. Change the samples, not the list. From the thread that owns the buffer.
+    public var audioBufferList: UnsafePointer<AudioBufferList> { UnsafePointer(bufferList(sizedToCapacity: false)) }
+
+    /// The same list, for calls that fill it (`AudioUnitRender`, `ExtAudioFileRead`, a converter): each
+    /// `mDataByteSize` the buffer's `frameCapacity`. Set `frameLength` to what was filled afterwards.
+    public var mutableAudioBufferList: UnsafeMutablePointer<AudioBufferList> { bufferList(sizedToCapacity: true) }
+
+    /// The list, its pointers and channel counts restored (a caller may have changed them) and its sizes set.
+    func bufferList(sizedToCapacity: Bool) -> UnsafeMutablePointer<AudioBufferList> {
+        AVAudioBuffer.noBuffers.unsafeMutablePointer
+    }
+
+    /// The list of a buffer that holds no PCM: no buffers.
+    nonisolated(unsafe) private static let noBuffers: UnsafeMutableAudioBufferListPointer = {
+        let list = AudioBufferList.allocate(maximumBuffers: 1)
+        list.count = 0
+        return list
+    }()
+    // nonisolated(unsafe): made once, never freed, its one field 0 (a caller writing to it writes to no buffer).
 }
 
 /// PCM frames: `frameCapacity` of them allocated, `frameLength` of them valid. Channel data is one buffer
@@ -32,6 +54,8 @@ open class AVAudioPCMBuffer: AVAudioBuffer, @unchecked Sendable {
     /// The same pointers as the typed pointers `floatChannelData` (or the int variants) hands out: memory
     /// bound once, when the buffer is made, to the pointer type of its format.
     private let channelPointers: UnsafeMutableRawPointer
+    /// Core Audio's view of the same memory (`audioBufferList`), refreshed each time it is handed out.
+    private let list: UnsafeMutableAudioBufferListPointer
 
     /// A buffer of `frameCapacity` frames of `format` (float32, float64, int16 or int32 PCM); nil for a
     /// compressed or other format, no frames, or more than 2 GiB of samples.
@@ -53,6 +77,7 @@ open class AVAudioPCMBuffer: AVAudioBuffer, @unchecked Sendable {
         storage = start
         let pointers = format.isInterleaved ? 1 : channelCount
         bases = (0..<pointers).map { start + $0 * Int(frameCapacity) * bytes }
+        list = AudioBufferList.allocate(maximumBuffers: pointers)
         channelPointers = .allocate(byteCount: pointers * MemoryLayout<UnsafeMutableRawPointer>.stride,
                                     alignment: MemoryLayout<UnsafeMutableRawPointer>.alignment)
         switch format.commonFormat {
@@ -73,14 +98,28 @@ open class AVAudioPCMBuffer: AVAudioBuffer, @unchecked Sendable {
     }
 
     deinit {
+        free(list.unsafeMutablePointer)
         channelPointers.deallocate()
         storage.deallocate()
     }
 
-    /// Frames that hold audio, 0…`frameCapacity` (a larger value is taken as the capacity).
+    /// Frames that hold audio, 0…`frameCapacity` (a larger value is taken as the capacity). Setting it sets
+    /// `mDataByteSize` in `audioBufferList`.
     public var frameLength: AVAudioFrameCount {
         get { length }
         set { length = min(newValue, frameCapacity) }
+    }
+
+    override func bufferList(sizedToCapacity: Bool) -> UnsafeMutablePointer<AudioBufferList> {
+        let frames = Int(sizedToCapacity ? frameCapacity : length)
+        let channels = Int(format.channelCount)
+        let perBuffer = format.isInterleaved ? channels : 1
+        list.count = bases.count
+        for (index, base) in bases.enumerated() {
+            list[index] = AudioBuffer(mNumberChannels: UInt32(perBuffer),
+                                      mDataByteSize: UInt32(frames * perBuffer * sampleBytes), mData: base)
+        }
+        return list.unsafeMutablePointer
     }
 
     /// The distance, in samples, between one frame's sample of a channel and the next frame's.

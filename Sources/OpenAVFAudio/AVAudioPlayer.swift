@@ -23,8 +23,9 @@ extension AVAudioPlayerDelegate {
 
 /// Plays a sound from a file or from memory (any type libsndfile reads) on the default sink (or the one
 /// `PULSE_SINK` names), with AVAudioPlayer's names. Every member may be used from any thread.
-open class AVAudioPlayer: NSObject, @unchecked Sendable {
-    // @unchecked Sendable: `player` is Sendable and fixed; the rest is behind `state`'s lock.
+open class AVAudioPlayer: NSObject {
+    // Not Sendable, as Apple's is not (a subclass need not restate a conformance); its members are
+    // thread-safe all the same: `player` is Sendable and fixed; the rest is behind `state`'s lock.
     private let player: Player
     private let state = Locked(State())
 
@@ -43,19 +44,20 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
     public let format: AVAudioFormat
 
     /// A player of the file at `url`. Throws an NSError (NSOSStatusErrorDomain) whose description says what
-    /// failed: the file unreadable or no sound file, no server, no sink.
-    public convenience init(contentsOf url: URL) throws {
-        try self.init(contentsOf: url, fileTypeHint: nil)
+    /// failed: the file unreadable or no sound file, no server, no sink. A designated initializer, as Apple's,
+    /// so a subclass or a protocol's `init(contentsOf:) throws` can be met with it.
+    public init(contentsOf url: URL) throws {
+        player = try Self.player(of: url)
+        self.url = url
+        data = nil
+        format = Self.format(of: player, url: url, data: nil)
+        super.init()
+        watch()
     }
 
     /// As `init(contentsOf:)`; the type hint is not needed (libsndfile reads the file's header).
     public init(contentsOf url: URL, fileTypeHint utiString: String?) throws {
-        guard url.isFileURL else { throw statusError(kAudioFileUnspecifiedError, notAFileURL(url, "play")) }
-        do {
-            player = try Player(contentsOf: url.path, clientName: ProcessInfo.processInfo.processName)
-        } catch {
-            throw statusError(kAudioFileUnsupportedFileTypeError, error.message)
-        }
+        player = try Self.player(of: url)
         self.url = url
         data = nil
         format = Self.format(of: player, url: url, data: nil)
@@ -64,22 +66,40 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
     }
 
     /// A player of a sound held in memory (a whole file's bytes, of any type libsndfile reads).
-    public convenience init(data: Data) throws {
-        try self.init(data: data, fileTypeHint: nil)
-    }
-
-    /// As `init(data:)`; the type hint is not needed.
-    public init(data: Data, fileTypeHint utiString: String?) throws {
-        do {
-            player = try Player(bytes: [UInt8](data), clientName: ProcessInfo.processInfo.processName)
-        } catch {
-            throw statusError(kAudioFileUnsupportedFileTypeError, error.message)
-        }
+    public init(data: Data) throws {
+        player = try Self.player(of: data)
         url = nil
         self.data = data
         format = Self.format(of: player, url: nil, data: data)
         super.init()
         watch()
+    }
+
+    /// As `init(data:)`; the type hint is not needed.
+    public init(data: Data, fileTypeHint utiString: String?) throws {
+        player = try Self.player(of: data)
+        url = nil
+        self.data = data
+        format = Self.format(of: player, url: nil, data: data)
+        super.init()
+        watch()
+    }
+
+    private static func player(of url: URL) throws -> Player {
+        guard url.isFileURL else { throw statusError(kAudioFileUnspecifiedError, notAFileURL(url, "play")) }
+        do {
+            return try Player(contentsOf: url.path, clientName: ProcessInfo.processInfo.processName)
+        } catch {
+            throw statusError(kAudioFileUnsupportedFileTypeError, error.message)
+        }
+    }
+
+    private static func player(of data: Data) throws -> Player {
+        do {
+            return try Player(bytes: [UInt8](data), clientName: ProcessInfo.processInfo.processName)
+        } catch {
+            throw statusError(kAudioFileUnsupportedFileTypeError, error.message)
+        }
     }
 
     deinit {
@@ -107,9 +127,10 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
     /// Tells the delegate, on the main queue, what the player's events say.
     private func watch() {
         let events = player.events()
-        Task.detached { [weak self] in
+        let carried = WeakCarrier(self)
+        Task.detached {
             for await event in events {
-                guard let self else { return }
+                guard let self = carried.object else { return }
                 switch event {
                 case .finishedPlaying(let successfully):
                     self.tellDelegate { delegate, player in delegate.audioPlayerDidFinishPlaying(player, successfully: successfully) }
@@ -124,8 +145,9 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
     }
 
     private func tellDelegate(_ call: @escaping @Sendable (any AVAudioPlayerDelegate, AVAudioPlayer) -> Void) {
-        DispatchQueue.main.async { [weak self] in
-            guard let self, let delegate = self.delegate else { return }
+        let carried = WeakCarrier(self)
+        DispatchQueue.main.async {
+            guard let self = carried.object, let delegate = self.delegate else { return }
             call(delegate, self)
         }
     }

@@ -22,8 +22,9 @@ extension AVAudioRecorderDelegate {
 /// Records the default source (or the one `PULSE_SOURCE` names) to a file, with AVAudioRecorder's names.
 /// The file's type follows `url`'s extension (wav, aif, caf, flac, ogg, opus, mp3, …). Every member may be
 /// used from any thread.
-open class AVAudioRecorder: NSObject, @unchecked Sendable {
-    // @unchecked Sendable: `recorder` is Sendable and fixed; the delegate is behind `state`'s lock.
+open class AVAudioRecorder: NSObject {
+    // Not Sendable, as Apple's is not (a subclass need not restate a conformance); its members are
+    // thread-safe all the same: `recorder` is Sendable and fixed; the delegate is behind `state`'s lock.
     private let recorder: Recorder
     private let state = Locked(State())
 
@@ -117,9 +118,10 @@ open class AVAudioRecorder: NSObject, @unchecked Sendable {
     /// Tells the delegate, on the main queue, of each recording's end and of failures.
     private func watch() {
         let events = recorder.events()
-        Task.detached { [weak self] in
+        let carried = WeakCarrier(self)
+        Task.detached {
             for await event in events {
-                guard let self else { return }
+                guard let self = carried.object else { return }
                 switch event {
                 case .recordingFinished(let summary):
                     if let error = summary.error {
@@ -136,8 +138,9 @@ open class AVAudioRecorder: NSObject, @unchecked Sendable {
     }
 
     private func tellDelegate(_ call: @escaping @Sendable (any AVAudioRecorderDelegate, AVAudioRecorder) -> Void) {
-        DispatchQueue.main.async { [weak self] in
-            guard let self, let delegate = self.delegate else { return }
+        let carried = WeakCarrier(self)
+        DispatchQueue.main.async {
+            guard let self = carried.object, let delegate = self.delegate else { return }
             call(delegate, self)
         }
     }

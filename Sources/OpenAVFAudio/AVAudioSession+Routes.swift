@@ -32,10 +32,13 @@ extension AVAudioSession {
         case speaker = 1936747378  // 'spkr'
     }
 
-    /// Posted by Apple's session when the route changes or audio is interrupted; the server here tells
-    /// no app of either, so they are never posted (names kept for code that observes them).
+    /// Posted by Apple's session when the route changes, audio is interrupted or the media services restart;
+    /// the server here tells no app of these, so they are never posted (names kept for code that observes them).
     public static let routeChangeNotification = Notification.Name("AVAudioSessionRouteChangeNotification")
     public static let interruptionNotification = Notification.Name("AVAudioSessionInterruptionNotification")
+    public static let mediaServicesWereLostNotification = Notification.Name("AVAudioSessionMediaServicesWereLostNotification")
+    public static let mediaServicesWereResetNotification = Notification.Name("AVAudioSessionMediaServicesWereResetNotification")
+    public static let silenceSecondaryAudioHintNotification = Notification.Name("AVAudioSessionSilenceSecondaryAudioHintNotification")
 
     /// The route now: the default source (or PULSE_SOURCE's) and the default sink (or PULSE_SINK's); empty
     /// when the server cannot be reached.

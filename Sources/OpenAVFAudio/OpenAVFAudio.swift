@@ -31,3 +31,12 @@ func playableRate(_ rate: Double) -> Int? {
 func statusError(_ status: OSStatus, _ message: String) -> NSError {
     NSError(domain: NSOSStatusErrorDomain, code: Int(status), userInfo: [NSLocalizedDescriptionKey: message])
 }
+
+/// A weak reference carried to the main queue or an event task: for AVAudioPlayer and AVAudioRecorder,
+/// which are not Sendable (as Apple's are not) but keep their state behind locks, so the members called
+/// through this (`delegate`, the delegate's calls on the main queue) are safe from any thread.
+struct WeakCarrier<Object: AnyObject>: @unchecked Sendable {
+    // @unchecked Sendable: only players and recorders are carried, whose every member is lock-guarded.
+    weak var object: Object?
+    init(_ object: Object) { self.object = object }
+}

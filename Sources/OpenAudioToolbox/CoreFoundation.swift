@@ -1,6 +1,7 @@
 // The CoreFoundation names Audio Queue and Audio File code passes (a run loop and its modes for
 // callbacks, a file URL, a string), which Foundation on Linux does not export: thin types over Foundation's.
 import Foundation
+import Locking
 
 public typealias CFIndex = Int
 public typealias CFTimeInterval = Double
@@ -87,19 +88,68 @@ public func CFRunLoopGetCurrent() -> CFRunLoop! { CFRunLoop(RunLoop.current) }
 public func CFRunLoopGetMain() -> CFRunLoop! { CFRunLoop(RunLoop.main) }
 
 /// Runs the calling thread's loop in `mode` for up to `seconds` (or until one source was handled, if
-/// `returnAfterSourceHandled`).
+/// `returnAfterSourceHandled`, or until `CFRunLoopStop`).
 @discardableResult
 public func CFRunLoopRunInMode(_ mode: CFRunLoopMode!, _ seconds: CFTimeInterval,
                                _ returnAfterSourceHandled: Bool) -> CFRunLoopRunResult {
     let wait = seconds.isFinite ? max(0, seconds) : (seconds > 0 ? Date.distantFuture.timeIntervalSinceNow : 0)
     let limit = Date(timeIntervalSinceNow: wait)
     let loopMode = (mode ?? .defaultMode).foundationMode
+    let loop = RunLoop.current
     repeat {
-        guard RunLoop.current.run(mode: loopMode, before: limit) else { return .finished }
+        if StopRequests.take(loop) { return .stopped }
+        guard loop.run(mode: loopMode, before: limit) else { return .finished }
+        if StopRequests.take(loop) { return .stopped }
         if returnAfterSourceHandled { return .handledSource }
     } while limit.timeIntervalSinceNow > 0
     return .timedOut
 }
+
+/// Runs the calling thread's loop in the default mode until `CFRunLoopStop` stops it or nothing is left for
+/// it to wait on (no queue, timer or source in that mode), as Apple's does.
+public func CFRunLoopRun() {
+    let loop = RunLoop.current
+    while !StopRequests.take(loop) {
+        guard loop.run(mode: .default, before: .distantFuture) else { return }
+    }
+}
+
+/// Stops `rl`'s current (or, if it is not running, its next) `CFRunLoopRun` or `CFRunLoopRunInMode`. Any thread.
+public func CFRunLoopStop(_ rl: CFRunLoop!) {
+    guard let rl else { return }
+    StopRequests.request(rl.runLoop)
+    // Foundation's public (underscored) wrapper of CoreFoundation's CFRunLoopStop: wakes the loop and makes
+    // the run in progress return.
+    rl.runLoop._stop()
+}
+
+/// The loops asked to stop and not yet stopped: a stop asked for before the loop runs makes its next run
+/// return at once, as CoreFoundation's stopped flag does. (A loop's identity is its RunLoop object, which
+/// lives as long as its thread.)
+private enum StopRequests {
+    private static let loops = Locked(Set<ObjectIdentifier>())
+
+    static func request(_ loop: RunLoop) { _ = loops.withLock { $0.insert(ObjectIdentifier(loop)) } }
+    static func take(_ loop: RunLoop) -> Bool { loops.withLock { $0.remove(ObjectIdentifier(loop)) != nil } }
+}
+
+// Byte order: Core Foundation's swaps, for code that writes big-endian headers (AIFF, CAF) or reads
+// four-character codes.
+public func CFSwapInt16(_ arg: UInt16) -> UInt16 { arg.byteSwapped }
+public func CFSwapInt32(_ arg: UInt32) -> UInt32 { arg.byteSwapped }
+public func CFSwapInt64(_ arg: UInt64) -> UInt64 { arg.byteSwapped }
+public func CFSwapInt16BigToHost(_ arg: UInt16) -> UInt16 { UInt16(bigEndian: arg) }
+public func CFSwapInt32BigToHost(_ arg: UInt32) -> UInt32 { UInt32(bigEndian: arg) }
+public func CFSwapInt64BigToHost(_ arg: UInt64) -> UInt64 { UInt64(bigEndian: arg) }
+public func CFSwapInt16HostToBig(_ arg: UInt16) -> UInt16 { arg.bigEndian }
+public func CFSwapInt32HostToBig(_ arg: UInt32) -> UInt32 { arg.bigEndian }
+public func CFSwapInt64HostToBig(_ arg: UInt64) -> UInt64 { arg.bigEndian }
+public func CFSwapInt16LittleToHost(_ arg: UInt16) -> UInt16 { UInt16(littleEndian: arg) }
+public func CFSwapInt32LittleToHost(_ arg: UInt32) -> UInt32 { UInt32(littleEndian: arg) }
+public func CFSwapInt64LittleToHost(_ arg: UInt64) -> UInt64 { UInt64(littleEndian: arg) }
+public func CFSwapInt16HostToLittle(_ arg: UInt16) -> UInt16 { arg.littleEndian }
+public func CFSwapInt32HostToLittle(_ arg: UInt32) -> UInt32 { arg.littleEndian }
+public func CFSwapInt64HostToLittle(_ arg: UInt64) -> UInt64 { arg.littleEndian }
 
 /// A URL of a path given as bytes; nil for a nil buffer or a negative length.
 public func CFURLCreateFromFileSystemRepresentation(_ allocator: CFAllocator!, _ buffer: UnsafePointer<UInt8>!,

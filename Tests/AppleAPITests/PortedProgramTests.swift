@@ -1,0 +1,41 @@
+// Shapes of real Apple audio programs (Examples/PortedPrograms), built in Swift 5 and Swift 6 language
+// modes and run against a private server: what they print is checked against numbers computed here.
+import Foundation
+import Testing
+import TestSupport
+
+@Suite(.timeLimit(.minutes(2)))
+struct PortedProgramTests {
+    /// A 1 kHz sine of amplitude 0.5 read through `mutableAudioBufferList` has RMS 0.5/√2 in each of its
+    /// two deinterleaved buffers of 4 800 floats; a list of its own of two 480-float buffers holds a 100 Hz
+    /// sine whose sample 120 (a quarter period at 48 kHz) is 1; the player subclass made with Apple's
+    /// designated initializer opens a 1.5 s file and loops; the byte-order helpers write 'lpcm' and 44 100
+    /// big-endian; CFRunLoopRun returns when the main queue's third block stops it; the session has no
+    /// data sources and refuses an orientation; the RemoteIO description holds Apple's codes.
+    @Test(arguments: ["ported-programs-swift5", "ported-programs-swift6"])
+    func realProgramShapesRunAsOnApple(_ product: String) async throws {
+        try await withPrivateServer { server in
+            let path = try temporaryDirectory() + "/clip.wav"
+            try writeWAV(path, samples: [Int16](repeating: 1_000, count: 66_150), channels: 1)
+            let program = try builtProduct(product)
+            let environment = server.clientEnvironment
+            let result = try await offThread { try runProcess(program, [path], environment: environment) }
+            #expect(result.status == 0, "\(result.stderr)")
+            let rms = 0.5 / 2.0.squareRoot()
+            let fourCC = Array("lpcm".utf8) + withUnsafeBytes(of: UInt32(44_100).bigEndian, Array.init)
+            let codes = ["auou", "rioc", "appl"].map { Array($0.utf8).map { String(format: "%02x", $0) }.joined() }
+            #expect(result.stdout == """
+                buffer list: 2 buffers of 1 channel, \(4_800 * 4) bytes each
+                rms: \(String(format: "%.4f %.4f", rms, rms))
+                own list: 2 buffers, \(480 * 4) bytes, sample 120 = 1.0
+                subclass: 1.50 s, loops -1
+                header: \(fourCC.map { String(format: "%02x", $0) }.joined()) code true
+                run loop stopped after 3 ticks
+                data sources: 0, preferred input none
+                orientation: refused
+                component: \(codes.joined(separator: " "))
+
+                """)
+        }
+    }
+}
