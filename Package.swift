@@ -45,6 +45,12 @@ let package = Package(
             name: "CTagLib",
             linkerSettings: [.linkedLibrary("tag")]
         ),
+        // libsoxr (LGPL-2.1, dynamically linked): the converters' sample-rate conversion, as sox and ffmpeg use it.
+        .systemLibrary(
+            name: "CSoxr",
+            pkgConfig: "soxr",
+            providers: [.apt(["libsoxr-dev"])]
+        ),
         // The true-peak interpolator's inner loop, in C vector types (fast in a debug build too).
         .target(name: "CTruePeak"),
         // sem_clockwait (waits on CLOCK_MONOTONIC) and fallocate: glibc has them, Swift's Glibc module does not show them.
@@ -59,7 +65,7 @@ let package = Package(
         .systemLibrary(name: "COpenAudioToolbox"),
         .target(
             name: "OpenAudioToolbox",
-            dependencies: ["COpenAudioToolbox", "RecorderKit", "CSndFile", "Locking"]
+            dependencies: ["COpenAudioToolbox", "RecorderKit", "CSndFile", "CSoxr", "Locking"]
         ),
         .target(
             name: "OpenAVFAudio",

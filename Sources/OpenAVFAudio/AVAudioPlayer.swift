@@ -45,58 +45,48 @@ open class AVAudioPlayer: NSObject {
 
     /// A player of the file at `url`. Throws an NSError (NSOSStatusErrorDomain) whose description says what
     /// failed: the file unreadable or no sound file, no server, no sink. A designated initializer, as Apple's,
-    /// so a subclass or a protocol's `init(contentsOf:) throws` can be met with it.
+    /// so a subclass can call `super.init(contentsOf:)`.
     public init(contentsOf url: URL) throws {
-        player = try Self.player(of: url)
-        self.url = url
-        data = nil
-        format = Self.format(of: player, url: url, data: nil)
+        (player, self.url, data, format) = try Self.open(url)
         super.init()
         watch()
     }
 
     /// As `init(contentsOf:)`; the type hint is not needed (libsndfile reads the file's header).
     public init(contentsOf url: URL, fileTypeHint utiString: String?) throws {
-        player = try Self.player(of: url)
-        self.url = url
-        data = nil
-        format = Self.format(of: player, url: url, data: nil)
+        (player, self.url, data, format) = try Self.open(url)
         super.init()
         watch()
     }
 
     /// A player of a sound held in memory (a whole file's bytes, of any type libsndfile reads).
     public init(data: Data) throws {
-        player = try Self.player(of: data)
-        url = nil
-        self.data = data
-        format = Self.format(of: player, url: nil, data: data)
+        (player, url, self.data, format) = try Self.open(data)
         super.init()
         watch()
     }
 
     /// As `init(data:)`; the type hint is not needed.
     public init(data: Data, fileTypeHint utiString: String?) throws {
-        player = try Self.player(of: data)
-        url = nil
-        self.data = data
-        format = Self.format(of: player, url: nil, data: data)
+        (player, url, self.data, format) = try Self.open(data)
         super.init()
         watch()
     }
 
-    private static func player(of url: URL) throws -> Player {
+    private static func open(_ url: URL) throws -> (Player, URL?, Data?, AVAudioFormat) {
         guard url.isFileURL else { throw statusError(kAudioFileUnspecifiedError, notAFileURL(url, "play")) }
         do {
-            return try Player(contentsOf: url.path, clientName: ProcessInfo.processInfo.processName)
+            let player = try Player(contentsOf: url.path, clientName: ProcessInfo.processInfo.processName)
+            return (player, url, nil, format(of: player, url: url, data: nil))
         } catch {
             throw statusError(kAudioFileUnsupportedFileTypeError, error.message)
         }
     }
 
-    private static func player(of data: Data) throws -> Player {
+    private static func open(_ data: Data) throws -> (Player, URL?, Data?, AVAudioFormat) {
         do {
-            return try Player(bytes: [UInt8](data), clientName: ProcessInfo.processInfo.processName)
+            let player = try Player(bytes: [UInt8](data), clientName: ProcessInfo.processInfo.processName)
+            return (player, nil, data, format(of: player, url: nil, data: data))
         } catch {
             throw statusError(kAudioFileUnsupportedFileTypeError, error.message)
         }
