@@ -185,7 +185,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppleAPITests",
-            dependencies: ["OpenAudioToolbox", "OpenAVFAudio", "TestSupport", "CSndFile"]
+            dependencies: ["OpenAudioToolbox", "OpenAVFAudio", "TestSupport", "CSndFile", "Locking"]
         ),
         .testTarget(
             name: "CLITests",

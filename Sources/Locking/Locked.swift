@@ -9,9 +9,16 @@ public final class PosixMutex: @unchecked Sendable {
     // threads; the pointers are fixed.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
-    public init() {
+    /// A mutex; `recursive`, one its holder may take again (each lock matched by an unlock), for a lock
+    /// whose holder runs code that may call back into what takes it (a graph's render pass calling a
+    /// program's render block). A recursive mutex is never waited on with `wait`.
+    public init(recursive: Bool = false) {
         mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
+        var mutexAttributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&mutexAttributes)
+        if recursive { pthread_mutexattr_settype(&mutexAttributes, Int32(PTHREAD_MUTEX_RECURSIVE)) }
+        pthread_mutex_init(mutex, &mutexAttributes)
+        pthread_mutexattr_destroy(&mutexAttributes)
         condition = .allocate(capacity: 1)
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)

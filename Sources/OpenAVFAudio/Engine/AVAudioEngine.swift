@@ -8,6 +8,8 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
     // @unchecked Sendable: the graph is Sendable; the engine's own nodes are behind `made`'s lock.
     let graph = PlaybackGraph()
     private let made = Locked(Made())
+    /// The manual rendering mode, format and largest render, while enabled (AVAudioEngine+ManualRendering).
+    let manual = Locked<ManualRendering?>(nil)
 
     private struct Made {
         var mixer: AVAudioMixerNode?
@@ -25,7 +27,8 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
 
     /// The engine's format: its rate (the first format connected into the main mixer's; else 44.1 kHz), two channels.
     var outputFormat: AVAudioFormat {
-        AVAudioFormat(standardFormatWithSampleRate: Double(graph.sampleRate), channels: 2) ?? Self.defaultFormat
+        if let format = manual.withLock({ $0?.format }) { return format }
+        return AVAudioFormat(standardFormatWithSampleRate: Double(graph.sampleRate), channels: 2) ?? Self.defaultFormat
     }
 
     // MARK: Nodes
@@ -65,6 +68,9 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
         if input === node { attach(node) }
         return input
     }
+
+    /// The input node if it was asked for (asking makes it, which asks the server).
+    var inputNodeIfMade: AVAudioInputNode? { made.withLock { $0.input } }
 
     /// An engine's own node: in the graph already (mixer, output) or attached by the caller.
     private func adopt(_ node: AVAudioNode, _ made: inout Made) {
@@ -168,7 +174,7 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
 
     /// The engine's rate follows the first format connected into the main mixer (until it runs).
     private func settleFormat() {
-        guard !isRunning, let mixer = made.withLock({ $0.mixer }) else { return }
+        guard !isRunning, manual.withLock({ $0 == nil }), let mixer = made.withLock({ $0.mixer }) else { return }
         let first = mixer.links.withLock { $0.inputFormats.sorted { $0.key < $1.key }.first?.value }
         graph.sampleRate = first.flatMap { playableRate($0.sampleRate) } ?? 44_100
     }
@@ -186,6 +192,10 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
     /// device, a rate no stream carries).
     public func start() throws {
         do {
+            if manual.withLock({ $0 != nil }) {
+                try graph.startManualRendering()
+                return
+            }
             try graph.start(clientName: ProcessInfo.processInfo.processName)
         } catch {
             throw statusError(error.code == .invalidFormat ? kAudioFormatUnsupportedDataFormatError : kAudioQueueErr_InvalidDevice,

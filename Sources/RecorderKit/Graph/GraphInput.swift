@@ -74,7 +74,8 @@ public final class GraphInput: GraphNode, @unchecked Sendable {
     private func update() {
         let graph = lock.withLock { self.graph }
         let connected = graph?.isConnected(self) ?? false
-        let wanted = (graph?.isRunning ?? false) && (connected || lock.withLock { tap != nil })
+        // No capture while the graph renders manually: nothing plays then, and its passes are not in real time.
+        let wanted = (graph?.isRunning ?? false) && !(graph?.isRenderingManually ?? false) && (connected || lock.withLock { tap != nil })
         let current = lock.withLock { recorder }
         if wanted, current == nil {
             guard let format = try? StreamFormat(sampleRate: sampleRate, channelCount: channelCount, sampleFormat: .float32),
@@ -104,11 +105,14 @@ public final class GraphInput: GraphNode, @unchecked Sendable {
             defer { capturedFrames += Int64(frames) }
             return (self.tap, capturedFrames)
         }
-        if let tap {
-            tap.handler(GraphTapBuffer(channels: channels, sampleRate: sampleRate, sampleTime: start,
-                                       hostTime: UInt64(monotonicNanoseconds())))
+        let tapped = GraphTapBuffer(channels: channels, sampleRate: sampleRate, sampleTime: start, hostTime: UInt64(monotonicNanoseconds()))
+        tap?.handler(tapped)
+        let graph = lock.withLock { self.graph }
+        if let receiver = graph?.destination(of: self)?.node as? GraphReceiver {
+            receiver.receive(tapped)
+            return
         }
-        guard lock.withLock({ graph })?.isConnected(self) == true else { return }
+        guard graph?.isConnected(self) == true else { return }
         lock.withLock {
             let count = channelCount
             if queue.count < queueLimit * count { queue = [Float](repeating: 0, count: queueLimit * count) }

@@ -31,10 +31,14 @@ public final class PlaybackGraph: @unchecked Sendable {
     private struct Running {
         var player: Player?
         var isRunning = false
+        /// Started with `startManualRendering()`: passes are rendered when the program asks, no stream.
+        var isManual = false
         var clientName = "recorder"
     }
 
-    let lock = PosixMutex()
+    /// Recursive: a render pass holds it while it calls a program's render block (a source node), which
+    /// may call back into the graph (connect, a node's schedule); a plain mutex would deadlock there.
+    let lock = PosixMutex(recursive: true)
     private var nodes: [ObjectIdentifier: GraphNode] = [:]
     private(set) var connections: [Connection] = []
     private var rate: Int
@@ -184,8 +188,63 @@ public final class PlaybackGraph: @unchecked Sendable {
     /// The client name the last `start` gave the server (a graph input's capture uses it too).
     var clientName: String { running.withLock { $0.clientName } }
 
-    /// True between `start()` and `pause()` or `stop()`.
+    /// True between `start()` (or `startManualRendering()`) and `pause()` or `stop()`.
     public var isRunning: Bool { running.withLock { $0.isRunning } }
+
+    /// True while started with `startManualRendering()`.
+    public var isRenderingManually: Bool { running.withLock { $0.isRunning && $0.isManual } }
+
+    /// Starts the graph with no stream: nothing plays, and each `renderManually` renders the next frames
+    /// as fast as the machine goes (offline rendering: a file, a test). Graph inputs do not capture then.
+    /// Resumes after `pause()`; refused while a stream plays.
+    /// - Throws: `.invalidState` while started with `start()`.
+    public func startManualRendering() throws(RecorderError) {
+        enum Start { case fresh, resumed, already, refused }
+        let start = running.withLock { running -> Start in
+            if running.isRunning { return running.isManual ? .already : .refused }
+            if running.player != nil { return .refused }
+            defer {
+                running.isRunning = true
+                running.isManual = true
+            }
+            return running.isManual ? .resumed : .fresh
+        }
+        switch start {
+        case .refused:
+            throw RecorderError(.invalidState, "the graph plays to a stream; stop it before rendering it manually")
+        case .fresh, .resumed:
+            if start == .fresh {
+                lock.withLock {
+                    renderedFrames = 0
+                    lastHostTime = 0
+                    pending.removeAll()
+                }
+            }
+            attachedNodes.forEach { $0.graphStarted(self) }
+        case .already:
+            return
+        }
+    }
+
+    /// Renders the next `frames` frames (1…1 048 576; others are refused) on the caller's thread; `take`
+    /// reads the output's two channels, then taps and completion handlers run (heard: rendered) before it
+    /// returns. Any thread but a render block's.
+    /// - Throws: `.invalidState` unless started with `startManualRendering()`; `.invalidFormat` for a
+    ///   frame count out of range.
+    public func renderManually(frames: Int, _ take: (GraphBuffer) -> Void) throws(RecorderError) {
+        guard isRenderingManually else {
+            throw RecorderError(.invalidState, "the graph is not rendering manually; call startManualRendering() first")
+        }
+        guard (1...(1 << 20)).contains(frames) else {
+            throw RecorderError(.invalidFormat, "cannot render \(frames) frames at once: ask for 1 to 1048576")
+        }
+        let pass = renderPass(frames, take: take)
+        pass.deferred.forEach { $0() }
+        pass.whenHeard.forEach { $0.run(pass.hostTime) }
+    }
+
+    /// Frames rendered since the graph last started from a stop (the output's sample time).
+    public var renderedFrameCount: Int64 { lock.withLock { renderedFrames } }
 
     /// The output sample time heard at `hostTime` (CLOCK_MONOTONIC nanoseconds), from the stream's clock
     /// now: what `GraphPlayer.play(at:)` takes to start a player at a moment. Nil when not running.
@@ -215,6 +274,9 @@ public final class PlaybackGraph: @unchecked Sendable {
     /// - Throws: `.invalidFormat` (a rate no stream carries), `.serverUnreachable`, `.sinkNotFound`,
     ///   `.streamFailed`.
     public func start(device: String? = nil, server: String? = nil, clientName: String = "recorder") throws(RecorderError) {
+        if running.withLock({ $0.isManual }) {
+            throw RecorderError(.invalidState, "the graph renders manually; stop it before playing it to a stream")
+        }
         if let player = running.withLock({ $0.isRunning ? nil : $0.player }) {
             try player.play()
             running.withLock { $0.isRunning = true }
@@ -277,6 +339,7 @@ public final class PlaybackGraph: @unchecked Sendable {
     public func stop() {
         let player = running.withLock { running -> Player? in
             running.isRunning = false
+            running.isManual = false
             defer { running.player = nil }
             return running.player
         }
@@ -341,8 +404,8 @@ public final class PlaybackGraph: @unchecked Sendable {
         }
     }
 
-    /// Renders `frames` frames without a stream (the graph's tests): the output's two channels. Taps and
-    /// completion handlers run before it returns.
+    /// Renders `frames` frames without a stream, started or not (the graph's tests): the output's two
+    /// channels. Taps and completion handlers run before it returns.
     func renderOffline(_ frames: Int) -> [[Float]] {
         var mix: [[Float]] = []
         let pass = renderPass(frames) { mix = $0.copy(frames: frames) }
