@@ -7,6 +7,9 @@
 //                                          (B scheduled at player time N, 0 by default); the mixer's tap
 //                                          written to TAP (float, interleaved stereo)
 //   avfaudio-probe route -                  the session's route, inputs, and its refusals of route choices
+//   avfaudio-probe source-node FILE         a source node's block plays the mono file's samples
+//   avfaudio-probe sink-node FRAMES OUT     the input node into a sink node; what it gets written to OUT (s16)
+//   avfaudio-probe graph-play A B RATE      A and B (through a time-pitch unit at RATE) played to the sink
 //   avfaudio-probe player-numbers FILE      every numeric setting of an AVAudioPlayer of FILE given 0, −1,
 //                                          ±infinity, NaN, 1e300 (1e30), .min, .max; prints what it holds after
 import Foundation
@@ -32,6 +35,9 @@ func main() throws {
     }
     if arguments[1] == "engine-mix" { return try engineMix(Array(arguments.dropFirst(2))) }
     if arguments[1] == "route" { return route() }
+    if arguments[1] == "source-node" { return try sourceNode(arguments[2]) }
+    if arguments[1] == "sink-node", arguments.count > 3 { return try sinkNode(Int(arguments[2]) ?? 0, arguments[3]) }
+    if arguments[1] == "graph-play", arguments.count > 4 { return try graphPlay(arguments[2], arguments[3], rate: Float(arguments[4]) ?? 1) }
     if arguments[1] == "player-numbers" { return try playerNumbers(URL(fileURLWithPath: arguments[2])) }
     let url = URL(fileURLWithPath: arguments[2])
     let settings: [String: Any] = [AVFormatIDKey: Int(kAudioFormatLinearPCM), AVSampleRateKey: 44_100.0,
@@ -116,7 +122,7 @@ final class Completions: @unchecked Sendable {
     // @unchecked Sendable: `value` only under `lock`.
     private let lock = NSLock()
     private var value = 0
-    func add() { lock.withLock { value += 1 } }
+    func add(_ count: Int = 1) { lock.withLock { value += count } }
     var count: Int { lock.withLock { value } }
 }
 

@@ -1,0 +1,111 @@
+// The engine's nodes that call the program, and manual rendering's twin, against a private server: a
+// source node's block heard on the monitor sample for sample; a sink node receiving every frame the input
+// captured (the numbered source is the oracle); a graph of two players and a time-pitch unit heard on
+// the monitor exactly as the same graph renders offline.
+import Foundation
+import OpenAVFAudio
+import Testing
+import TestSupport
+
+@Suite(.timeLimit(.minutes(2)))
+struct EngineNodeServerTests {
+    /// Two seconds of noise handed out by a source node's render block are heard on the mono sink's
+    /// monitor, sample for sample.
+    @Test func aSourceNodesBlockIsHeard() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let noise = noiseSamples(count: 88_200, seed: 17).map { $0 / 4 }
+            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+            let reference = try await ReferenceCapture(server: server, source: PrivateServer.monoSink + ".monitor", directory: directory)
+            defer { reference.stop() }
+            let probe = try builtProduct("avfaudio-probe")
+            let environment = server.clientEnvironment
+            let result = try await offThread { try runProcess(probe, ["source-node", directory + "/noise.wav"], environment: environment) }
+            #expect(result.status == 0 && result.stdout == "rendered 88200 of 88200\n", "\(result.stdout)\(result.stderr)")
+            let heard = try await reference.compare(noise)
+            #expect(heard.offset != nil && heard.covered && heard.differing == 0, "\(heard)")
+        }
+    }
+
+    /// The input node connected to a sink node (the default source the numbered one): the receiver block
+    /// gets two seconds of consecutive numbered frames, none missing.
+    @Test func aSinkNodeReceivesEveryCapturedFrame() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let source = try await NumberedSource(server: server, directory: directory)
+            defer { source.stop() }
+            let probe = try builtProduct("avfaudio-probe")
+            let environment = server.clientEnvironment.merging(["PULSE_SOURCE": NumberedSource.name]) { $1 }
+            let out = directory + "/sink.raw"
+            let result = try await offThread { try runProcess(probe, ["sink-node", "88200", out], environment: environment) }
+            #expect(result.status == 0 && result.stdout == "received enough in 1 channel(s)\n", "\(result.stdout)\(result.stderr)")
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+            let samples = stride(from: 0, to: bytes.count - 1, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+            #expect(samples.count >= 88_200)
+            let check = try await source.check(samples)
+            #expect(check.unexplained.isEmpty && check.numbered >= 88_200 - 4_410, "\(check)")
+        }
+    }
+
+    /// Noise into the mixer and a tone through a time-pitch unit at rate 1.25, played to the mono sink
+    /// from a sample time a little after the engine started: the monitor hears, sample for sample, what
+    /// the same graph renders offline in passes of the played graph's size (2 205 frames) with the
+    /// players started at that sample time (the unit has processed the same silence before), rounded to
+    /// 16 bits as the server rounds (halves to even).
+    @Test func aGraphRenderedOfflineIsWhatItPlays() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let frames = 44_100
+            let noise = noiseSamples(count: frames, seed: 23).map { $0 / 4 }
+            let tone = sineSamples(frames: frames, frequency: 440, amplitudes: [0.25])
+            try writeWAV(directory + "/a.wav", samples: noise, channels: 1)
+            try writeWAV(directory + "/b.wav", samples: tone, channels: 1)
+
+            let reference = try await ReferenceCapture(server: server, source: PrivateServer.monoSink + ".monitor", directory: directory)
+            defer { reference.stop() }
+            let probe = try builtProduct("avfaudio-probe")
+            let environment = server.clientEnvironment
+            let result = try await offThread {
+                try runProcess(probe, ["graph-play", directory + "/a.wav", directory + "/b.wav", "1.25"], environment: environment)
+            }
+            #expect(result.status == 0 && result.stdout.hasSuffix("completed 2\n"), "\(result.stdout)\(result.stderr)")
+            let start = try #require(result.stdout.split(separator: "\n").first.flatMap { Int64($0.dropFirst("start ".count)) })
+
+            let engine = AVAudioEngine()
+            let (first, second) = (AVAudioPlayerNode(), AVAudioPlayerNode())
+            let timePitch = AVAudioUnitTimePitch()
+            timePitch.rate = 1.25
+            [first, second, timePitch].forEach(engine.attach)
+            let files = try ["a", "b"].map { try AVAudioFile(forReading: URL(fileURLWithPath: directory + "/\($0).wav")) }
+            engine.connect(first, to: engine.mainMixerNode, format: files[0].processingFormat)
+            engine.connect(second, to: timePitch, format: files[1].processingFormat)
+            engine.connect(timePitch, to: engine.mainMixerNode, format: files[1].processingFormat)
+            let stereo = try #require(AVAudioFormat(standardFormatWithSampleRate: 44_100, channels: 2))
+            try engine.enableManualRenderingMode(.offline, format: stereo, maximumFrameCount: 2_205)
+            first.scheduleFile(files[0], at: nil)
+            second.scheduleFile(files[1], at: nil)
+            try engine.start()
+            let when = AVAudioTime(sampleTime: start, atRate: 44_100)
+            first.play(at: when)
+            second.play(at: when)
+            let buffer = try #require(AVAudioPCMBuffer(pcmFormat: stereo, frameCapacity: 2_205))
+            var rendered: [Int16] = []
+            while rendered.count < Int(start) + frames + 2_205 {
+                #expect(try engine.renderOffline(2_205, to: buffer) == .success)
+                let left = buffer.floatChannelData![0], right = buffer.floatChannelData![1]
+                for frame in 0..<2_205 {
+                    #expect(left[frame] == right[frame])
+                    // As the server converts float to 16 bits: lrintf, halves to even (the unit's overlaps make halves).
+                    rendered.append(Int16(clamping: Int((Double(left[frame]) * 32_768).rounded(.toNearestOrEven))))
+                }
+            }
+            engine.stop()
+            #expect(rendered.prefix(Int(start)).allSatisfy { $0 == 0 }, "silence before the start")
+            let expected = Array(rendered[Int(start)...].prefix(frames))
+            #expect(expected.first == noise.first, "the noise from its first frame (the tone's first is 0)")
+
+            let heard = try await reference.compare(expected)
+            #expect(heard.offset != nil && heard.covered && heard.differing == 0, "\(heard)")
+        }
+    }
+}
