@@ -164,6 +164,12 @@ let package = Package(
             dependencies: ["OpenAVFAudio"],
             path: "Tests/AVFAudioProbe"
         ),
+        // What Benchmarks/run times of Apple's API (AVAudioConverter, manual rendering), built in release there.
+        .executableTarget(
+            name: "avfaudio-bench",
+            dependencies: ["OpenAVFAudio"],
+            path: "Benchmarks/AppleAPI"
+        ),
         // Issue 12's day of audio through every meter, built in release by the test command.
         .executableTarget(
             name: "recorder-longrun",
