@@ -60,22 +60,26 @@ public let AVSampleRateConverterAlgorithm_Mastering = "mastering"
 public let AVSampleRateConverterAlgorithm_MinimumPhase = "minimumPhase"
 
 /// Converts linear PCM between formats: float32, float64, int16 and int32, interleaved or not, 1–32
-/// channels, any two rates. Compressed formats are refused (`init` returns nil, and
-/// `OpenAVFAudioLastErrorMessage()` says why). Use from one thread at a time, as Apple's.
+/// channels, any two rates (OpenAudioToolbox's PCMConverter, the one Audio Converter Services use).
+/// Compressed formats are refused (`init` returns nil, and `OpenAVFAudioLastErrorMessage()` says why).
+/// Use from one thread at a time, as Apple's.
 open class AVAudioConverter: NSObject {
     public let inputFormat: AVAudioFormat
     public let outputFormat: AVAudioFormat
+    private let converter: PCMConverter
 
     /// For each output channel, the input channel it takes (−1: silence). By default input channel n goes
     /// to output channel n; a mono input goes to every output channel; extra output channels are silent.
     public var channelMap: [NSNumber] {
-        didSet { pipelineChanged() }
+        get { converter.channelMap.map { NSNumber(value: $0) } }
+        set { converter.channelMap = newValue.map(\.intValue) }
     }
 
     /// When there are fewer output channels than input ones: mix every input channel into the outputs
     /// (each output the mean of the inputs it stands for) instead of dropping the extra ones.
-    public var downmix = false {
-        didSet { pipelineChanged() }
+    public var downmix: Bool {
+        get { converter.downmix }
+        set { converter.downmix = newValue }
     }
 
     /// Kept; integer output is rounded to the nearest value without dither.
@@ -84,97 +88,60 @@ open class AVAudioConverter: NSObject {
     /// Apple's quality values (`AVAudioQuality`'s raw values, 0…127): below 0x20 soxr's quick interpolation,
     /// below 0x40 its low, below 0x60 its medium, below 0x7F its high (20-bit) and 0x7F its very high (28-bit,
     /// as `sox rate -v`). Default `high`. Takes effect at the next `reset()` or the first conversion.
-    public var sampleRateConverterQuality: Int = AVAudioQuality.high.rawValue {
-        didSet { pipelineChanged() }
+    public var sampleRateConverterQuality: Int {
+        get { converter.quality }
+        set { converter.quality = max(0, min(0x7F, newValue)) }
     }
 
     /// `AVSampleRateConverterAlgorithm_Normal` (default), `_Mastering` (a steeper linear-phase filter) or
     /// `_MinimumPhase`; nil is normal.
     public var sampleRateConverterAlgorithm: String? {
-        didSet { pipelineChanged() }
+        didSet {
+            converter.phase = switch sampleRateConverterAlgorithm {
+            case AVSampleRateConverterAlgorithm_Mastering: .steep
+            case AVSampleRateConverterAlgorithm_MinimumPhase: .minimum
+            default: .linear
+            }
+        }
     }
 
     /// How a rate conversion is primed. Default `.normal`: output aligned with input, no latency.
-    public var primeMethod: AVAudioConverterPrimeMethod = .normal {
-        didSet { pipelineChanged() }
+    public var primeMethod: AVAudioConverterPrimeMethod {
+        get { AVAudioConverterPrimeMethod(rawValue: Int(converter.primeMethod)) ?? .normal }
+        set { converter.primeMethod = UInt32(newValue.rawValue) }
     }
 
     /// The priming frames, at the input rate. 0 and 0 by default: libsoxr needs none (it aligns its output
     /// with its input and gives out its tail at the end of the stream). Set, they are honoured: `.pre` drops
     /// the output of the first `leadingFrames`, `.none` delays the output by as many.
-    public var primeInfo = AVAudioConverterPrimeInfo() {
-        didSet { pipelineChanged() }
+    public var primeInfo: AVAudioConverterPrimeInfo {
+        get { AVAudioConverterPrimeInfo(leadingFrames: converter.primeLeadingFrames, trailingFrames: converter.primeTrailingFrames) }
+        set {
+            converter.primeLeadingFrames = newValue.leadingFrames
+            converter.primeTrailingFrames = newValue.trailingFrames
+        }
     }
 
     /// Nil: linear PCM has no magic cookie.
     public var magicCookie: Data?
 
-    private var resampler: Resampler?
-    private var resamplerReady = false
-    /// Converted frames (interleaved floats at the output's channel count and rate) not yet given out.
-    private var pending: [Float] = []
-    private var pendingStart = 0
-    /// Output frames still to drop (`.pre`) or silent frames still to give (`.none`).
-    private var toDrop = 0
-    private var ended = false
-
     /// A converter between two linear PCM formats; nil for any other (the reason in
     /// `OpenAVFAudioLastErrorMessage()`).
     public init?(from fromFormat: AVAudioFormat, to toFormat: AVAudioFormat) {
-        for (format, side) in [(fromFormat, "input"), (toFormat, "output")] where format.commonFormat == .otherFormat {
-            AVAudioEngine.noteRefusal("cannot convert \(side == "input" ? "from" : "to") \(format): AVAudioConverter on Linux "
+        guard let converter = PCMConverter(from: fromFormat.streamDescription.pointee, to: toFormat.streamDescription.pointee) else {
+            let side = fromFormat.commonFormat == .otherFormat ? fromFormat : toFormat
+            AVAudioEngine.noteRefusal("cannot convert \(side === fromFormat ? "from" : "to") \(side): AVAudioConverter on Linux "
                 + "converts linear PCM only (float32, float64, int16, int32); decode or encode with AVAudioFile or RecorderKit")
             return nil
         }
         inputFormat = fromFormat
         outputFormat = toFormat
-        let inputs = Int(fromFormat.channelCount)
-        channelMap = (0..<Int(toFormat.channelCount)).map { NSNumber(value: inputs == 1 ? 0 : ($0 < inputs ? $0 : -1)) }
+        self.converter = converter
         super.init()
-        pipelineChanged()
     }
 
     /// Forgets the stream: the next input starts afresh (priming again).
-    public func reset() {
-        pending.removeAll(keepingCapacity: true)
-        pendingStart = 0
-        ended = false
-        resamplerReady = false
-        toDrop = 0
-    }
-
-    private func pipelineChanged() { reset() }
-
-    private var rateChanges: Bool { inputFormat.sampleRate != outputFormat.sampleRate }
-
-    /// Makes the resampler for the current quality and algorithm, and the priming drop or delay.
-    private func prepare() -> Bool {
-        guard !resamplerReady else { return true }
-        resamplerReady = true
-        guard rateChanges else { resampler = nil; return true }
-        let quality: Resampler.Quality = switch sampleRateConverterQuality {
-        case ..<AVAudioQuality.low.rawValue: .min
-        case ..<AVAudioQuality.medium.rawValue: .low
-        case ..<AVAudioQuality.high.rawValue: .medium
-        case ..<AVAudioQuality.max.rawValue: .high
-        default: .max
-        }
-        let phase: Resampler.Phase = switch sampleRateConverterAlgorithm {
-        case AVSampleRateConverterAlgorithm_Mastering: .steep
-        case AVSampleRateConverterAlgorithm_MinimumPhase: .minimum
-        default: .linear
-        }
-        resampler = Resampler(from: inputFormat.sampleRate, to: outputFormat.sampleRate, channels: Int(outputFormat.channelCount),
-                              quality: quality, phase: phase)
-        let leading = Double(primeInfo.leadingFrames) * outputFormat.sampleRate / inputFormat.sampleRate
-        switch primeMethod {
-        case .pre: toDrop = Int(leading.rounded())
-        case .none:
-            pending.append(contentsOf: repeatElement(0, count: Int(leading.rounded()) * Int(outputFormat.channelCount)))
-        case .normal: break
-        }
-        return resampler != nil
-    }
+    public func reset() { converter.reset() }
 
     // MARK: Converting
 
@@ -182,17 +149,25 @@ open class AVAudioConverter: NSObject {
     /// `min(input frameLength, output frameCapacity)` frames. Throws when the rates differ (use
     /// `convert(to:error:withInputFrom:)`) or the buffers are not of the converter's formats.
     public func convert(to outputBuffer: AVAudioPCMBuffer, from inputBuffer: AVAudioPCMBuffer) throws {
-        guard !rateChanges else {
+        guard !converter.rateChanges else {
             throw statusError(kAudioConverterErr_OperationNotSupported,
                 "cannot convert \(inputFormat.sampleRate) Hz to \(outputFormat.sampleRate) Hz buffer to buffer: the rates differ; "
                 + "use convert(to:error:withInputFrom:), which pulls input as the rate conversion needs it")
         }
-        try checkFormats(output: outputBuffer, input: inputBuffer)
+        guard inputBuffer.format == inputFormat, outputBuffer.format == outputFormat else {
+            throw statusError(kAudioConverterErr_FormatNotSupported,
+                "cannot convert a buffer of \(inputBuffer.format) into one of \(outputBuffer.format): the converter takes "
+                + "\(inputFormat) to \(outputFormat); make a converter for these formats")
+        }
         let frames = Int(min(inputBuffer.frameLength, outputBuffer.frameCapacity))
-        var mapped = [Float]()
-        map(inputBuffer, frames: frames, into: &mapped)
-        write(mapped, from: 0, frames: frames, into: outputBuffer, at: 0)
-        outputBuffer.frameLength = AVAudioFrameCount(frames)
+        var given = false
+        converter.reset()
+        let (written, _) = converter.fill(outputBuffer.mutableAudioBufferList, capacity: frames) { _ in
+            defer { given = true }
+            return given ? .noDataNow : .data(UnsafeMutablePointer(mutating: inputBuffer.audioBufferList), frames: frames)
+        }
+        converter.reset()
+        outputBuffer.frameLength = AVAudioFrameCount(written)
     }
 
     /// Fills `outputBuffer` (up to its capacity) with converted frames, asking `inputBlock` for input as
@@ -201,139 +176,54 @@ open class AVAudioConverter: NSObject {
     /// a buffer of the wrong kind or format.
     public func convert(to outputBuffer: AVAudioBuffer, error outError: NSErrorPointer,
                         withInputFrom inputBlock: AVAudioConverterInputBlock) -> AVAudioConverterOutputStatus {
-        guard let output = outputBuffer as? AVAudioPCMBuffer else {
+        guard let output = outputBuffer as? AVAudioPCMBuffer, output.format == outputFormat else {
             outError?.pointee = statusError(kAudioConverterErr_FormatNotSupported,
-                "cannot convert into a buffer that holds no PCM: give an AVAudioPCMBuffer of the output format")
+                "cannot convert into \((outputBuffer as? AVAudioPCMBuffer).map { "a buffer of \($0.format)" } ?? "a buffer that holds no PCM"): "
+                + "give an AVAudioPCMBuffer of the output format, \(outputFormat)")
             return .error
         }
-        guard output.format == outputFormat else {
-            outError?.pointee = statusError(kAudioConverterErr_FormatNotSupported,
-                "cannot convert into a buffer of \(output.format): the converter's output format is \(outputFormat)")
-            return .error
-        }
-        guard prepare() else {
-            outError?.pointee = statusError(kAudioConverterErr_FormatNotSupported,
-                "cannot convert \(inputFormat.sampleRate) Hz to \(outputFormat.sampleRate) Hz: the resampler refused the rates")
-            return .error
-        }
-        let capacity = Int(output.frameCapacity)
-        let channels = Int(outputFormat.channelCount)
-        var produced = 0
-        var mapped = [Float]()
-        while true {
-            produced += takePending(into: output, at: produced, room: capacity - produced, channels: channels)
-            if produced == capacity { break }
-            if ended {
-                output.frameLength = AVAudioFrameCount(produced)
-                return produced > 0 ? .haveData : .endOfStream
+        var refusal: String?
+        let (written, ending) = converter.fill(output.mutableAudioBufferList, capacity: Int(output.frameCapacity)) { wanted in
+            if pendingEnd {
+                pendingEnd = false
+                return .endOfStream
             }
-            let wanted = rateChanges ? Double(capacity - produced) / (outputFormat.sampleRate / inputFormat.sampleRate)
-                                     : Double(capacity - produced)
             var status = AVAudioConverterInputStatus.haveData
-            let given = inputBlock(AVAudioPacketCount(clamping: Int(min(wanted.rounded(.up) + 1, 1e9))), &status)
+            let given = inputBlock(AVAudioPacketCount(clamping: wanted), &status)
+            // The converter reads the buffer's list after this returns: it must outlive the pull.
+            heldInput = given
             switch status {
-            case .noDataNow:
-                output.frameLength = AVAudioFrameCount(produced)
-                return .inputRanDry
+            case .noDataNow: return .noDataNow
             case .endOfStream:
-                ended = true
-                if let given = given as? AVAudioPCMBuffer, given.format == inputFormat, given.frameLength > 0 {
-                    add(given, mapped: &mapped)
+                // A buffer given with the end is taken first, then the end.
+                if let buffer = given as? AVAudioPCMBuffer, buffer.format == inputFormat, buffer.frameLength > 0 {
+                    pendingEnd = true
+                    return .data(UnsafeMutablePointer(mutating: buffer.audioBufferList), frames: Int(buffer.frameLength))
                 }
-                resampler?.flush(into: &pending)
+                return .endOfStream
             case .haveData:
-                guard let given = given as? AVAudioPCMBuffer, given.format == inputFormat else {
-                    outError?.pointee = statusError(kAudioConverterErr_FormatNotSupported,
-                        given == nil ? "the input block said it had data and gave no buffer: give a buffer, or say .noDataNow or .endOfStream"
-                                     : "the input block gave a buffer of \(given!.format): the converter's input format is \(inputFormat)")
-                    output.frameLength = AVAudioFrameCount(produced)
-                    return .error
+                guard let buffer = given as? AVAudioPCMBuffer, buffer.format == inputFormat else {
+                    refusal = given == nil ? "the input block said it had data and gave no buffer: give a buffer, or say .noDataNow or .endOfStream"
+                                           : "the input block gave a buffer of \(given!.format): the converter's input format is \(inputFormat)"
+                    return .failed(kAudioConverterErr_FormatNotSupported)
                 }
-                add(given, mapped: &mapped)
+                return .data(UnsafeMutablePointer(mutating: buffer.audioBufferList), frames: Int(buffer.frameLength))
             }
         }
-        output.frameLength = AVAudioFrameCount(produced)
-        return .haveData
-    }
-
-    /// Maps `buffer`'s channels and resamples them onto the pending frames.
-    private func add(_ buffer: AVAudioPCMBuffer, mapped: inout [Float]) {
-        let frames = Int(buffer.frameLength)
-        mapped.removeAll(keepingCapacity: true)
-        map(buffer, frames: frames, into: &mapped)
-        if let resampler {
-            mapped.withUnsafeBufferPointer { resampler.process($0, into: &pending) }
-        } else {
-            pending.append(contentsOf: mapped)
+        output.frameLength = AVAudioFrameCount(written)
+        heldInput = nil
+        switch ending {
+        case .filled: return .haveData
+        case .ranDry: return .inputRanDry
+        case .ended: return written > 0 ? .haveData : .endOfStream
+        case .failed(let status):
+            outError?.pointee = statusError(status, refusal ?? "the conversion failed with status \(status)")
+            return .error
         }
     }
 
-    /// Gives out up to `room` pending frames into `output` from frame `at`, after dropping priming frames.
-    private func takePending(into output: AVAudioPCMBuffer, at start: Int, room: Int, channels: Int) -> Int {
-        var available = (pending.count - pendingStart) / channels
-        if toDrop > 0 {
-            let dropped = min(toDrop, available)
-            pendingStart += dropped * channels
-            toDrop -= dropped
-            available -= dropped
-        }
-        let frames = min(room, available)
-        if frames > 0 {
-            write(pending, from: pendingStart, frames: frames, into: output, at: start)
-            pendingStart += frames * channels
-        }
-        if pendingStart > 0 && pendingStart * 2 >= pending.count {
-            pending.removeFirst(pendingStart)
-            pendingStart = 0
-        }
-        return frames
-    }
-
-    /// Appends `frames` frames of `buffer` as interleaved floats at the output's channel count, through the
-    /// channel map (or the downmix).
-    private func map(_ buffer: AVAudioPCMBuffer, frames: Int, into mapped: inout [Float]) {
-        let outputs = Int(outputFormat.channelCount)
-        let inputs = Int(inputFormat.channelCount)
-        let sources = channelMap.map(\.intValue)
-        let start = mapped.count
-        mapped.append(contentsOf: repeatElement(0, count: frames * outputs))
-        if downmix && outputs < inputs {
-            // Output channel o is the mean of input channels o, o + outputs, o + 2·outputs, …
-            for output in 0..<outputs {
-                let group = Swift.stride(from: output, to: inputs, by: outputs).map { $0 }
-                let scale = 1 / Float(group.count)
-                for frame in 0..<frames {
-                    var sum: Float = 0
-                    for input in group { sum += buffer.sample(channel: input, frame: frame) }
-                    mapped[start + frame * outputs + output] = sum * scale
-                }
-            }
-            return
-        }
-        for output in 0..<outputs {
-            let input = output < sources.count ? sources[output] : -1
-            guard input >= 0, input < inputs else { continue }
-            for frame in 0..<frames {
-                mapped[start + frame * outputs + output] = buffer.sample(channel: input, frame: frame)
-            }
-        }
-    }
-
-    /// Writes `frames` interleaved frames of `samples` from index `from` into `buffer` from frame `at`.
-    private func write(_ samples: [Float], from: Int, frames: Int, into buffer: AVAudioPCMBuffer, at start: Int) {
-        let channels = Int(outputFormat.channelCount)
-        for frame in 0..<frames {
-            for channel in 0..<channels {
-                buffer.setSample(samples[from + frame * channels + channel], channel: channel, frame: start + frame)
-            }
-        }
-    }
-
-    private func checkFormats(output: AVAudioPCMBuffer, input: AVAudioPCMBuffer) throws {
-        guard input.format == inputFormat, output.format == outputFormat else {
-            throw statusError(kAudioConverterErr_FormatNotSupported,
-                "cannot convert a buffer of \(input.format) into one of \(output.format): the converter takes "
-                + "\(inputFormat) to \(outputFormat); make a converter for these formats")
-        }
-    }
+    /// A buffer came with `.endOfStream`: the next pull is the end.
+    private var pendingEnd = false
+    /// The last buffer the input block gave, kept until the next pull (its memory is being read).
+    private var heldInput: AVAudioBuffer?
 }
