@@ -1,5 +1,5 @@
-// Audio Converter Services' result codes and constants, with Apple's values (AudioConverter.h): what
-// AVAudioConverter's errors carry, and what converter code compares against.
+// Audio Converter Services' types, result codes and constants, with Apple's values (AudioConverter.h): the
+// converter handle, its properties and input procedure, and what AVAudioConverter's errors carry.
 #ifndef OPEN_AUDIO_CONVERTER_H
 #define OPEN_AUDIO_CONVERTER_H
 
@@ -32,6 +32,54 @@ OAT_ENUM(uint32_t) {
     kConverterPrimeMethod_Pre = 0,
     kConverterPrimeMethod_Normal = 1,
     kConverterPrimeMethod_None = 2,
+};
+
+/// A converter made by `AudioConverterNew`.
+typedef struct OpaqueAudioConverter *AudioConverterRef;
+typedef uint32_t AudioConverterPropertyID;
+
+/// The frames a rate conversion is primed with, before and after the stream.
+typedef struct AudioConverterPrimeInfo {
+    uint32_t leadingFrames;
+    uint32_t trailingFrames;
+} AudioConverterPrimeInfo;
+
+/// Supplies input to `AudioConverterFillComplexBuffer`: set `ioData`'s buffers to (up to)
+/// `*ioNumberDataPackets` packets of the source format and `*ioNumberDataPackets` to how many; 0 packets
+/// and noErr is the end of the stream; any other status stops the fill, which returns it.
+typedef OSStatus (*AudioConverterComplexInputDataProc)(AudioConverterRef inAudioConverter, uint32_t *ioNumberDataPackets,
+                                                       AudioBufferList *ioData,
+                                                       AudioStreamPacketDescription *_Nullable *_Nullable outDataPacketDescription,
+                                                       void *_Nullable inUserData);
+
+OAT_ENUM(AudioConverterPropertyID) {
+    kAudioConverterPropertyMinimumInputBufferSize = 0x6D696273,   // 'mibs'
+    kAudioConverterPropertyMinimumOutputBufferSize = 0x6D6F6273,  // 'mobs'
+    kAudioConverterPropertyMaximumInputPacketSize = 0x78697073,   // 'xips'
+    kAudioConverterPropertyMaximumOutputPacketSize = 0x786F7073,  // 'xops'
+    kAudioConverterPropertyCalculateInputBufferSize = 0x63696273, // 'cibs'
+    kAudioConverterPropertyCalculateOutputBufferSize = 0x636F6273, // 'cobs'
+    kAudioConverterSampleRateConverterComplexity = 0x73726361,    // 'srca'
+    kAudioConverterSampleRateConverterQuality = 0x73726371,       // 'srcq'
+    kAudioConverterSampleRateConverterInitialPhase = 0x73726370,  // 'srcp'
+    kAudioConverterCodecQuality = 0x63647175,                     // 'cdqu'
+    kAudioConverterPrimeMethod = 0x70726D6D,                      // 'prmm'
+    kAudioConverterPrimeInfo = 0x7072696D,                        // 'prim'
+    kAudioConverterChannelMap = 0x63686D70,                       // 'chmp'
+    kAudioConverterDecompressionMagicCookie = 0x646D6763,         // 'dmgc'
+    kAudioConverterCompressionMagicCookie = 0x636D6763,           // 'cmgc'
+    kAudioConverterEncodeBitRate = 0x62726174,                    // 'brat'
+    kAudioConverterCurrentOutputStreamDescription = 0x61636F64,   // 'acod'
+    kAudioConverterCurrentInputStreamDescription = 0x61636964,    // 'acid'
+    kAudioConverterPropertySettings = 0x61637073,                 // 'acps'
+    kAudioConverterPropertyDithering = 0x64697468,                // 'dith'
+};
+
+OAT_ENUM(uint32_t) {
+    kAudioConverterSampleRateConverterComplexity_Linear = 0x6C696E65,       // 'line'
+    kAudioConverterSampleRateConverterComplexity_Normal = 0x6E6F726D,       // 'norm'
+    kAudioConverterSampleRateConverterComplexity_Mastering = 0x62617473,    // 'bats'
+    kAudioConverterSampleRateConverterComplexity_MinimumPhase = 0x6D696E70, // 'minp'
 };
 
 #pragma clang assume_nonnull end

@@ -2,10 +2,14 @@
 // PCM of one format to another — sample type and byte order, interleaving, channels (a channel map or a
 // downmix) and rate (libsoxr) — pulling its input as the output needs it.
 import Foundation
+import Locking
 
-/// Converts a stream of one linear PCM format into another. Not thread-safe: one caller at a time, as
-/// Apple's converters.
-package final class PCMConverter {
+/// Converts a stream of one linear PCM format into another. Its state is not locked here: Audio Converter
+/// Services take `lock` around every call (recursive: an input procedure may call back, to reset it), and
+/// AVAudioConverter keeps its own converter to itself (used from one thread at a time, as Apple's).
+package final class PCMConverter: @unchecked Sendable {
+    // @unchecked Sendable: shared only through Audio Converter Services' registry, whose calls all hold `lock`.
+    package let lock = PosixMutex(recursive: true)
     /// What a pull for input returned.
     package enum Pull {
         /// `frames` frames in `list` (valid until the next pull).
