@@ -263,6 +263,23 @@ final class AudioFileObject: @unchecked Sendable {
         }
     }
 
+    /// Reads up to `count` frames from frame `start` as interleaved floats of full scale ±1, decoding a
+    /// compressed file too (what Extended Audio File Services read); returns how many (0 at the end).
+    func readFloats(into destination: UnsafeMutablePointer<Float>, count: Int, start: Int64) -> (OSStatus, Int) {
+        lock.withLock { () -> (OSStatus, Int) in
+            guard let file else { return (kAudioFileNotOpenError, 0) }
+            guard start >= 0 else { return (kAudioFileInvalidPacketOffsetError, 0) }
+            guard count > 0 else { return (noErr, 0) }
+            if start != position {
+                guard sf_seek(file, start, SEEK_SET | Int32(SFM_READ)) == start else { return (kAudioFilePositionError, 0) }
+                position = start
+            }
+            let read = Int(max(0, sf_readf_float(file, destination, Int64(count))))
+            position += Int64(read)
+            return (noErr, read)
+        }
+    }
+
     func close() {
         lock.withLock {
             if let file { sf_close(file) }
