@@ -152,6 +152,20 @@ let package = Package(
             path: "Examples/PortedPrograms/Swift6",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // The RemoteIO recorder and player as iOS programs write them (Audio Unit Services' C calls), one
+        // file compiled in both language modes; the tests run both against a private server.
+        .executableTarget(
+            name: "remoteio-swift5",
+            dependencies: ["OpenAudioToolbox"],
+            path: "Examples/RemoteIO/Swift5",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .executableTarget(
+            name: "remoteio-swift6",
+            dependencies: ["OpenAudioToolbox"],
+            path: "Examples/RemoteIO/Swift6",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // A command-line client of OpenAudioToolbox that the tests run against a private server.
         .executableTarget(
             name: "audioqueue-probe",
