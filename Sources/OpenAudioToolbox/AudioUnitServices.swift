@@ -204,8 +204,7 @@ public func AudioUnitSetProperty(_ inUnit: AudioUnit, _ inID: AudioUnitPropertyI
                 } else {
                     format = inData.load(as: AudioStreamBasicDescription.self)
                 }
-                guard SampleCodec(format) != nil, format.mChannelsPerFrame <= 32, format.mSampleRate >= 1, format.mSampleRate <= 384_000,
-                      format.mSampleRate == format.mSampleRate.rounded() else {
+                guard SampleCodec.accepts(format) else {
                     QueueRegistry.noteFailure("cannot take the stream format (\(format.mSampleRate) Hz, \(format.mChannelsPerFrame) channels, "
                         + "\(format.mBitsPerChannel) bits): give packed linear PCM of 1 to 32 channels at a whole rate of 1 to 384000 Hz")
                     return kAudioUnitErr_FormatNotSupported

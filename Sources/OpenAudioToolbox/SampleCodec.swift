@@ -3,7 +3,14 @@
 // scale ±1: what the converters and Extended Audio File Services convert through.
 
 /// One linear PCM format's sample layout, from its stream description.
-struct SampleCodec: Equatable {
+package struct SampleCodec: Equatable {
+    /// Whether `description` is a format the converters take (and an I/O unit's client side: at most 32
+    /// channels, a whole rate of 1 to 384 000 Hz).
+    package static func accepts(_ description: AudioStreamBasicDescription) -> Bool {
+        SampleCodec(description) != nil && description.mChannelsPerFrame <= 32 && description.mSampleRate >= 1
+            && description.mSampleRate <= 384_000 && description.mSampleRate == description.mSampleRate.rounded()
+    }
+
     let channels: Int
     let interleaved: Bool
     /// Bytes per sample (1, 2, 3, 4 or 8).

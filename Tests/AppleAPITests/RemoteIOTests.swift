@@ -1,5 +1,5 @@
-// The RemoteIO recorder and player (Examples/RemoteIO), built in Swift 5 and Swift 6 language modes, run
-// against a private server: the recorder's input callback gets every numbered frame the source delivered,
+// The RemoteIO recorder and player (Examples/RemoteIO, Audio Unit Services' C calls, built in Swift 5 and
+// Swift 6 language modes; and the probe's AUAudioUnit versions) run against a private server: the recorder's input callback gets every numbered frame the source delivered,
 // none missing; the player's render callback is heard on the monitor sample for sample.
 import Foundation
 import Testing
@@ -9,7 +9,7 @@ import TestSupport
 struct RemoteIOTests {
     /// Two seconds pulled with AudioUnitRender from the input callback (the unit's own buffers): consecutive
     /// numbered frames, none lost; the unit reports it stopped.
-    @Test(arguments: ["remoteio-swift5", "remoteio-swift6"])
+    @Test(arguments: ["remoteio-swift5", "remoteio-swift6", "avfaudio-probe"])
     func aRemoteIOUnitRecordsEveryFrame(_ product: String) async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
@@ -18,8 +18,10 @@ struct RemoteIOTests {
             let program = try builtProduct(product)
             let environment = server.clientEnvironment.merging(["PULSE_SOURCE": NumberedSource.name]) { $1 }
             let out = directory + "/recorded.raw"
-            let result = try await offThread { try runProcess(program, ["record", "88200", out], environment: environment) }
-            #expect(result.status == 0 && result.stdout == "recorded 88200 frames, running 0\n", "\(result.stdout)\(result.stderr)")
+            let command = product == "avfaudio-probe" ? "au-record" : "record"
+            let result = try await offThread { try runProcess(program, [command, "88200", out], environment: environment) }
+            let running = product == "avfaudio-probe" ? "false" : "0"
+            #expect(result.status == 0 && result.stdout == "recorded 88200 frames, running \(running)\n", "\(result.stdout)\(result.stderr)")
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
             let samples = stride(from: 0, to: bytes.count - 1, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
             let check = try await source.check(samples)
@@ -29,7 +31,7 @@ struct RemoteIOTests {
 
     /// Two seconds of noise rendered by the render callback are heard on the mono sink's monitor, sample
     /// for sample.
-    @Test(arguments: ["remoteio-swift5", "remoteio-swift6"])
+    @Test(arguments: ["remoteio-swift5", "remoteio-swift6", "avfaudio-probe"])
     func aRemoteIOUnitPlaysWhatItRenders(_ product: String) async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
@@ -40,8 +42,10 @@ struct RemoteIOTests {
             defer { reference.stop() }
             let program = try builtProduct(product)
             let environment = server.clientEnvironment
-            let result = try await offThread { try runProcess(program, ["play", input], environment: environment) }
-            #expect(result.status == 0 && result.stdout == "played 88200 frames, running 0\n", "\(result.stdout)\(result.stderr)")
+            let command = product == "avfaudio-probe" ? "au-play" : "play"
+            let result = try await offThread { try runProcess(program, [command, input], environment: environment) }
+            let running = product == "avfaudio-probe" ? "false" : "0"
+            #expect(result.status == 0 && result.stdout == "played 88200 frames, running \(running)\n", "\(result.stdout)\(result.stderr)")
             let heard = try await reference.compare(noise)
             #expect(heard.offset != nil && heard.covered && heard.differing == 0, "\(heard)")
         }
