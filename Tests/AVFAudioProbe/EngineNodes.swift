@@ -100,3 +100,29 @@ func graphPlay(_ a: String, _ b: String, rate: Float) throws {
     engine.stop()
     print("completed \(completed.count)")
 }
+
+/// `voice`: voice processing turned on for the engine's input node (or the one line that refuses it), then
+/// the input tapped until ten buffers came; prints the source captured, the latency measured at each
+/// end, and whether the node reports voice processing on.
+@MainActor
+func voiceProcessing() throws {
+    let engine = AVAudioEngine()
+    let input = engine.inputNode
+    do {
+        try input.setVoiceProcessingEnabled(true)
+    } catch {
+        print("refused: \(error.localizedDescription)")
+        return
+    }
+    let taps = Completions()
+    input.installTap(onBus: 0, bufferSize: 4_096, format: nil) { _, _ in taps.add() }
+    _ = engine.mainMixerNode
+    try engine.start()
+    let deadline = Date(timeIntervalSinceNow: 30)
+    while (taps.count < 10 || input.presentationLatency == 0 || engine.outputNode.presentationLatency == 0) && Date() < deadline { spin(0.05) }
+    let inputLatency = input.presentationLatency, outputLatency = engine.outputNode.presentationLatency
+    print("voice processing \(input.isVoiceProcessingEnabled) \(engine.outputNode.isVoiceProcessingEnabled), tapped \(taps.count >= 10)")
+    print(String(format: "latency: input %@, output %@", inputLatency >= 0.05 && inputLatency < 2 ? "ok" : "\(inputLatency)",
+                 outputLatency > 0 && outputLatency < 2 ? "ok" : "\(outputLatency)"))
+    engine.stop()
+}

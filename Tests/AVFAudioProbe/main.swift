@@ -10,6 +10,7 @@
 //   avfaudio-probe source-node FILE         a source node's block plays the mono file's samples
 //   avfaudio-probe sink-node FRAMES OUT     the input node into a sink node; what it gets written to OUT (s16)
 //   avfaudio-probe graph-play A B RATE      A and B (through a time-pitch unit at RATE) played to the sink
+//   avfaudio-probe voice -                  voice processing on the input node, its input tapped; the latencies
 //   avfaudio-probe au-record FRAMES OUT     an AUAudioUnit (RemoteIO) records FRAMES (s16le mono) into OUT
 //   avfaudio-probe au-play IN               an AUAudioUnit (RemoteIO) plays IN (s16le mono, raw)
 //   avfaudio-probe player-numbers FILE      every numeric setting of an AVAudioPlayer of FILE given 0, −1,
@@ -38,6 +39,7 @@ func main() throws {
     if arguments[1] == "engine-mix" { return try engineMix(Array(arguments.dropFirst(2))) }
     if arguments[1] == "route" { return route() }
     if arguments[1] == "source-node" { return try sourceNode(arguments[2]) }
+    if arguments[1] == "voice" { return try voiceProcessing() }
     if arguments[1] == "au-record" || arguments[1] == "au-play" { return try audioUnitIO(Array(arguments.dropFirst())) }
     if arguments[1] == "sink-node", arguments.count > 3 { return try sinkNode(Int(arguments[2]) ?? 0, arguments[3]) }
     if arguments[1] == "graph-play", arguments.count > 4 { return try graphPlay(arguments[2], arguments[3], rate: Float(arguments[4]) ?? 1) }

@@ -109,3 +109,44 @@ struct EngineNodeServerTests {
         }
     }
 }
+
+@Suite(.timeLimit(.minutes(2)))
+struct VoiceProcessingTests {
+    /// Without an echo canceller on the server, turning voice processing on throws the line that says what
+    /// to load; with module-echo-cancel loaded, the input node records its source (the server shows the
+    /// engine's record stream there) and plays to its sink, and both ends measure their latency.
+    @Test func voiceProcessingUsesTheServersEchoCanceller() async throws {
+        try await withPrivateServer { server in
+            let probe = try builtProduct("avfaudio-probe")
+            let environment = server.clientEnvironment
+            let refused = try await offThread { try runProcess(probe, ["voice", "-"], environment: environment) }
+            #expect(refused.stdout.hasPrefix("refused: cannot turn voice processing on: the server has no echo canceller")
+                    && refused.stdout.contains("pactl load-module module-echo-cancel"), "\(refused.stdout)\(refused.stderr)")
+
+            try server.run("pactl", ["load-module", "module-echo-cancel", "aec_method=webrtc", "source_name=rk_echo_cancel_source",
+                                     "sink_name=rk_echo_cancel_sink"])
+            let running = Task.detached { try runProcess(probe, ["voice", "-"], environment: environment) }
+            // The engine's record stream, once the server shows it: on the echo-cancelling source.
+            var source: String?
+            let deadline = Date(timeIntervalSinceNow: 30)
+            while source == nil && Date() < deadline {
+                let outputs = try server.run("pactl", ["list", "source-outputs"]).stdout
+                if let block = outputs.components(separatedBy: "Source Output #").first(where: { $0.contains("avfaudio-probe") }),
+                   let line = block.split(separator: "\n").first(where: { $0.contains("Source:") }) {
+                    source = line.split(separator: ":").last.map { $0.trimmingCharacters(in: .whitespaces) }
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let result = try await running.value
+            #expect(result.status == 0 && result.stdout == """
+                voice processing true true, tapped true
+                latency: input ok, output ok
+
+                """, "\(result.stdout)\(result.stderr)")
+            let sources = try server.run("pactl", ["list", "short", "sources"]).stdout
+            let index = try #require(source)
+            #expect(sources.split(separator: "\n").contains { $0.hasPrefix(index + "\t") && $0.contains("rk_echo_cancel_source") },
+                    "the engine recorded source \(index): \(sources)")
+        }
+    }
+}

@@ -223,4 +223,31 @@ struct ManualRenderingTests {
         engine.disableManualRenderingMode()
         #expect(!engine.isInManualRenderingMode && !engine.isRunning && engine.manualRenderingMaximumFrameCount == 0)
     }
+    /// A player started at node time 1 000: player time t is node time 1 000 + t and back; paused for a
+    /// render of 500 frames, its timeline moves on by those 500; stopped, neither converts.
+    @Test func playerAndNodeTimesConvert() throws {
+        let engine = AVAudioEngine()
+        let player = AVAudioPlayerNode()
+        engine.attach(player)
+        let mono = try #require(AVAudioFormat(standardFormatWithSampleRate: 44_100, channels: 1))
+        engine.connect(player, to: engine.mainMixerNode, format: mono)
+        let stereo = try #require(AVAudioFormat(standardFormatWithSampleRate: 44_100, channels: 2))
+        try engine.enableManualRenderingMode(.offline, format: stereo, maximumFrameCount: 4_096)
+        try engine.start()
+        player.scheduleBuffer(try monoBuffer([Int16](repeating: 100, count: 44_100)))
+        player.play(at: AVAudioTime(sampleTime: 1_000, atRate: 44_100))
+        let buffer = try #require(AVAudioPCMBuffer(pcmFormat: stereo, frameCapacity: 4_096))
+        #expect(try engine.renderOffline(2_000, to: buffer) == .success)
+        #expect(player.playerTime(forNodeTime: AVAudioTime(sampleTime: 1_800, atRate: 44_100))?.sampleTime == 800)
+        #expect(player.nodeTime(forPlayerTime: AVAudioTime(sampleTime: 500, atRate: 44_100))?.sampleTime == 1_500)
+        player.pause()
+        #expect(player.nodeTime(forPlayerTime: AVAudioTime(sampleTime: 500, atRate: 44_100)) == nil, "paused: no conversion")
+        #expect(try engine.renderOffline(500, to: buffer) == .success)
+        player.play()
+        #expect(try engine.renderOffline(1_000, to: buffer) == .success)
+        #expect(player.playerTime(forNodeTime: AVAudioTime(sampleTime: 3_000, atRate: 44_100))?.sampleTime == 1_500,
+                "1 000 frames played before the pause, then from node time 2 500 on")
+        player.stop()
+        #expect(player.playerTime(forNodeTime: AVAudioTime(sampleTime: 3_000, atRate: 44_100)) == nil)
+    }
 }

@@ -10,6 +10,32 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
     private let made = Locked(Made())
     /// The manual rendering mode, format and largest render, while enabled (AVAudioEngine+ManualRendering).
     let manual = Locked<ManualRendering?>(nil)
+    /// The server's echo-cancelling source and sink, while voice processing is on.
+    private let processing = Locked<(source: String, sink: String)?>(nil)
+    var voiceProcessing: (source: String, sink: String)? { processing.withLock { $0 } }
+
+    /// Voice processing on: the input node records the echo-cancelling source, the engine plays to the
+    /// echo-cancelling sink; off: the defaults again. The engine must be stopped.
+    func setVoiceProcessing(_ enabled: Bool) throws {
+        guard !isRunning else {
+            throw statusError(kAudioUnitErr_Initialized, "cannot change voice processing while the engine runs: stop() it first")
+        }
+        guard enabled else {
+            processing.withLock { $0 = nil }
+            inputNodeIfMade?.input.source = nil
+            return
+        }
+        let sources = (try? Recorder.sources()) ?? [], sinks = (try? Player.sinks()) ?? []
+        let cancelling = { (name: String) in name.contains("echo-cancel") || name.contains("echo_cancel") }
+        guard let source = sources.first(where: { cancelling($0.name) && !$0.isMonitor })?.name,
+              let sink = sinks.first(where: { cancelling($0.name) })?.name else {
+            throw statusError(kAudioUnitErr_FailedInitialization,
+                "cannot turn voice processing on: the server has no echo canceller; load one with "
+                + "`pactl load-module module-echo-cancel` (PulseAudio or pipewire-pulse) and try again")
+        }
+        processing.withLock { $0 = (source, sink) }
+        inputNode.input.source = inputNode.isVoiceProcessingBypassed ? nil : source
+    }
 
     private struct Made {
         var mixer: AVAudioMixerNode?
@@ -196,7 +222,7 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
                 try graph.startManualRendering()
                 return
             }
-            try graph.start(clientName: ProcessInfo.processInfo.processName)
+            try graph.start(device: voiceProcessing?.sink, clientName: ProcessInfo.processInfo.processName)
         } catch {
             throw statusError(error.code == .invalidFormat ? kAudioFormatUnsupportedDataFormatError : kAudioQueueErr_InvalidDevice,
                               error.message)

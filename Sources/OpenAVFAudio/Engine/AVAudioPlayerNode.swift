@@ -173,10 +173,21 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
     /// Whether it plays.
     public var isPlaying: Bool { player.isPlaying }
 
-    /// The player's time at `nodeTime`: the frames it has played since `play()` (after its last stop), at
-    /// its output's rate; nil when not playing or without a sample time.
+    /// The player's time at `nodeTime` (a sample time of the engine's output timeline, `lastRenderTime`'s):
+    /// frames of the player's own timeline (0 where it began playing, paused time not counted), at its
+    /// output's rate; nil when not playing or without a sample time.
     public func playerTime(forNodeTime nodeTime: AVAudioTime) -> AVAudioTime? {
-        guard nodeTime.isSampleTimeValid, let frames = player.playerTime else { return nil }
-        return AVAudioTime(sampleTime: frames, atRate: engine.map { Double($0.graph.sampleRate) } ?? 44_100)
+        guard nodeTime.isSampleTimeValid else { return nil }
+        let rate = engine.map { Double($0.graph.sampleRate) } ?? 44_100
+        if let time = player.playerTime(forGraphTime: nodeTime.sampleTime) { return AVAudioTime(sampleTime: time, atRate: rate) }
+        // Playing, not yet rendered: its time so far (0).
+        return player.isPlaying ? player.playerTime.map { AVAudioTime(sampleTime: $0, atRate: rate) } : nil
+    }
+
+    /// The node time (the engine's output timeline) of `playerTime`: where the player's frame of that
+    /// time is rendered. Nil unless it plays and has rendered since `play()`.
+    public func nodeTime(forPlayerTime playerTime: AVAudioTime) -> AVAudioTime? {
+        guard playerTime.isSampleTimeValid, let time = player.graphTime(forPlayerTime: playerTime.sampleTime) else { return nil }
+        return AVAudioTime(sampleTime: time, atRate: engine.map { Double($0.graph.sampleRate) } ?? 44_100)
     }
 }

@@ -11,11 +11,29 @@ import Glibc
 /// (live monitoring), it plays what it captured with about 0.1 s held back against the capture's and the
 /// stream's jitter; if capture falls behind, silence fills in and the hold-back is taken again.
 public final class GraphInput: GraphNode, @unchecked Sendable {
-    // @unchecked Sendable: as GraphNode; `recorder`, `queue`, `queued`, `primed`, `dropped` and
-    // `capturedFrames` under `lock`; the resampler and its scratch (`scratch`, `resampled`, `taken`, `chunk`) only
+    // @unchecked Sendable: as GraphNode; `chosenSource`, `muted`, `recorder`, `queue`, `queued`, `primed`,
+    // `dropped` and `capturedFrames` under `lock`; the resampler and its scratch (`scratch`, `resampled`, `taken`, `chunk`) only
     // in the render pass.
-    /// The source captured (nil: PULSE_SOURCE's or the default).
-    public let source: String?
+    /// The source captured (nil: PULSE_SOURCE's or the default). A change takes effect when capture next
+    /// starts (the graph stopped and started again).
+    public var source: String? {
+        get { lock.withLock { chosenSource } }
+        set { lock.withLock { chosenSource = newValue } }
+    }
+    private var chosenSource: String?
+    /// Whether what it captures is replaced by silence (AVAudioInputNode's voice processing mute).
+    public var isMuted: Bool {
+        get { lock.withLock { muted } }
+        set { lock.withLock { muted = newValue } }
+    }
+    private var muted = false
+
+    /// The name of the source being captured (the server's, once capture started); nil while not capturing.
+    public var capturingSource: String? { lock.withLock { recorder }?.sourceName }
+
+    /// How long a frame takes from being captured to reaching the graph (seconds): the capture's latency
+    /// (the source's and one buffer); nil while not capturing or before the server has said.
+    public var captureLatency: Double? { lock.withLock { recorder }?.captureLatency }
     /// The source's own rate and channels (44 100 Hz mono when the server could not be asked).
     public let sampleRate: Int
     /// The channels captured: the source's, at most 2.
@@ -37,7 +55,7 @@ public final class GraphInput: GraphNode, @unchecked Sendable {
         let sources = (try? Recorder.sources(server: server)) ?? []
         let name = source ?? getenv("PULSE_SOURCE").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
         let info = name.flatMap { name in sources.first { $0.name == name } } ?? sources.first(where: \.isDefault)
-        self.source = source
+        chosenSource = source
         self.server = server
         sampleRate = info?.sampleRate ?? 44_100
         channelCount = min(2, max(1, info?.channelCount ?? 1))
@@ -79,7 +97,7 @@ public final class GraphInput: GraphNode, @unchecked Sendable {
         let current = lock.withLock { recorder }
         if wanted, current == nil {
             guard let format = try? StreamFormat(sampleRate: sampleRate, channelCount: channelCount, sampleFormat: .float32),
-                  let made = try? Recorder(format: format, source: source, server: server, bufferCount: 3, bufferDuration: 0.05,
+                  let made = try? Recorder(format: format, source: self.source, server: server, bufferCount: 3, bufferDuration: 0.05,
                                            clientName: graph?.clientName ?? "recorder") else { return }
             made.setInputHandler { [weak self] captured in self?.captured(captured) }
             let kept = lock.withLock { () -> Bool in
@@ -100,7 +118,8 @@ public final class GraphInput: GraphNode, @unchecked Sendable {
     /// connected.
     private func captured(_ buffer: CapturedBuffer) {
         let frames = buffer.frameCount
-        let channels = (0..<channelCount).map { buffer.floatSamples(channel: $0) ?? [] }
+        let silent = lock.withLock { muted }
+        let channels = (0..<channelCount).map { silent ? [Float](repeating: 0, count: frames) : buffer.floatSamples(channel: $0) ?? [] }
         let (tap, start) = lock.withLock { () -> (Tap?, Int64) in
             defer { capturedFrames += Int64(frames) }
             return (self.tap, capturedFrames)

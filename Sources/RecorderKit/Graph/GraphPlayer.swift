@@ -146,6 +146,7 @@ public final class GraphPlayer: GraphNode, @unchecked Sendable {
             playing = false
             playerFrames = 0
             startAt = nil
+            anchor = nil
             defer { items.removeAll() }
             return items.compactMap(\.handler)
         }
@@ -232,8 +233,24 @@ public final class GraphPlayer: GraphNode, @unchecked Sendable {
                     items[0].next += Int64(got)
                 }
             }
+            // Player time 0 is this graph time (constant while it plays; a pause moves it).
+            anchor = pass.graphSampleTime + Int64(silentLead) - playerFrames
             playerFrames += Int64(frames - silentLead)
         }
+    }
+
+    /// The graph sample time of player time 0 since it last played (nil before it has rendered).
+    private var anchor: Int64?
+
+    /// The player time at graph sample time `graphTime` (the graph's `lastRenderTime` clock): nil unless
+    /// it plays and has rendered since `play()`.
+    public func playerTime(forGraphTime graphTime: Int64) -> Int64? {
+        lock.withLock { playing ? anchor.map { graphTime &- $0 } : nil }
+    }
+
+    /// The graph sample time of player time `playerTime`: nil unless it plays and has rendered since `play()`.
+    public func graphTime(forPlayerTime playerTime: Int64) -> Int64? {
+        lock.withLock { playing ? anchor.map { playerTime &+ $0 } : nil }
     }
 
     /// Puts `item` at the graph's rate: a source at another rate is read through a resampler (its frame

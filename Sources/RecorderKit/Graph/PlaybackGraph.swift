@@ -258,6 +258,15 @@ public final class PlaybackGraph: @unchecked Sendable {
         return heard + Int64(max(-limit, min(limit, ahead.rounded())))
     }
 
+    /// How far rendering runs ahead of what is heard (seconds): the frames rendered and not yet heard,
+    /// the stream's buffers and the sink's latency; nil when no stream plays.
+    public var outputLatency: Double? {
+        guard let player = running.withLock({ $0.isRunning ? $0.player : nil }) else { return nil }
+        let heard = player.currentFrame
+        let rendered = lock.withLock { renderedFrames }
+        return Double(max(0, rendered - heard)) / Double(max(1, sampleRate))
+    }
+
     /// Times the stream ran dry while playing since the last `start` after a stop (a gap was heard: a
     /// render pass came late).
     public var underrunCount: Int { running.withLock { $0.player }?.underrunCount ?? 0 }

@@ -48,6 +48,7 @@ extension CaptureStream {
         var found = false
         if success, let info = pa_stream_get_timing_info(stream)?.pointee,
            info.write_index_corrupt == 0, info.read_index_corrupt == 0 {
+            sourceLatency.store(Int64(clamping: info.source_usec), ordering: .relaxed)
             found = watch.answered(writeIndex: info.write_index, readIndex: info.read_index,
                                    sourceMicroseconds: Int64(clamping: info.source_usec),
                                    consumed: consumedBytes, queued: Int64(pa_stream_readable_size(stream)),

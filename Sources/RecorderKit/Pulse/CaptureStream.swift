@@ -78,6 +78,8 @@ final class CaptureStream: CallbackTarget, @unchecked Sendable {
     let notices: NoticeRing
     /// Set when reading stopped for want of a free buffer; the consumer then calls `resume()`.
     let stalled = Atomic<Bool>(false)
+    /// The source's latency (µs) at the server's last timing answer; −1 before one.
+    let sourceLatency = Atomic<Int64>(-1)
     /// Set when the stream fails or is terminated by the server (server gone, source removed).
     let failed = Atomic<Bool>(false)
     /// CLOCK_MONOTONIC nanoseconds when `failed` was set.

@@ -278,6 +278,15 @@ public final class Recorder: AudioMetering, Sendable {
     /// Frames of silence written for reconnection gaps since capture began.
     public var gapFrames: Int64 { capture.gapFrames.frames }
 
+    /// How long a frame takes from being captured to being delivered (seconds): the source's latency at
+    /// the server's last timing answer, plus one buffer (a frame waits for its buffer to fill); nil
+    /// before the server has answered (within a second of the start). Any thread.
+    public var captureLatency: Double? {
+        let microseconds = capture.sourceLatency.load(ordering: .relaxed)
+        guard microseconds >= 0 else { return nil }
+        return Double(microseconds) / 1e6 + Double(bufferFrameCapacity) / Double(format.sampleRate)
+    }
+
     // MARK: Lifecycle
 
     /// Ends capture: closes any recording (as `stopRecording()`), disconnects, and finishes the streams.
