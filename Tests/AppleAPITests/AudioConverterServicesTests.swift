@@ -35,6 +35,15 @@ private final class Feed {
     init(_ samples: [Float], chunk: Int) { self.samples = samples; self.chunk = chunk }
 }
 
+/// Claims twice the packets its buffer holds.
+private let lyingProc: AudioConverterComplexInputDataProc = { _, ioPackets, ioData, _, userData in
+    let samples = userData!.assumingMemoryBound(to: Float.self)
+    ioData.pointee.mBuffers.mData = UnsafeMutableRawPointer(samples)
+    ioData.pointee.mBuffers.mDataByteSize = 100 * 4
+    ioPackets.pointee = 200
+    return noErr
+}
+
 private let feedProc: AudioConverterComplexInputDataProc = { converter, ioPackets, ioData, _, userData in
     let feed = Unmanaged<Feed>.fromOpaque(userData!).takeUnretainedValue()
     feed.calls += 1
@@ -159,6 +168,23 @@ struct AudioConverterServicesTests {
         }
         #expect(inside == noErr && frames == 4_800)
         #expect(AudioConverterReset(converter) == kAudio_ParamError, "disposed inside its own procedure: gone after the fill")
+    }
+
+    /// A procedure that says it gave more packets than its buffer holds is refused
+    /// (`kAudioConverterErr_InvalidInputSize`), nothing read past its buffer.
+    @Test func aProcedureThatOverstatesItsPacketsIsRefused() throws {
+        let converter = try makeConverter(pcm(44_100, channels: 1, bits: 32, float: true), pcm(44_100, channels: 1, bits: 16))
+        defer { AudioConverterDispose(converter) }
+        var samples = [Float](repeating: 0.5, count: 100)
+        var output = [Int16](repeating: 0, count: 400)
+        var frames: UInt32 = 400
+        let status = samples.withUnsafeMutableBufferPointer { input in
+            output.withUnsafeMutableBufferPointer { out -> OSStatus in
+                var list = AudioBufferList(mNumberBuffers: 1, mBuffers: AudioBuffer(out, numberOfChannels: 1))
+                return AudioConverterFillComplexBuffer(converter, lyingProc, UnsafeMutableRawPointer(input.baseAddress), &frames, &list, nil)
+            }
+        }
+        #expect(status == kAudioConverterErr_InvalidInputSize && frames == 0)
     }
 
     @Test func propertiesReadAndSetAsApplesDo() throws {

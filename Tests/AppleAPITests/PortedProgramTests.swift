@@ -11,7 +11,10 @@ struct PortedProgramTests {
     /// sine whose sample 120 (a quarter period at 48 kHz) is 1; the player subclass made with Apple's
     /// designated initializer opens a 1.5 s file and loops; the byte-order helpers write 'lpcm' and 44 100
     /// big-endian; CFRunLoopRun returns when the main queue's third block stops it; the session has no
-    /// data sources and refuses an orientation; the RemoteIO description holds Apple's codes.
+    /// data sources and refuses an orientation; the RemoteIO description holds Apple's codes; the 1.5 s clip
+    /// converted by Extended Audio File Services to 48 kHz stereo is 72 000 frames of the same constant; a
+    /// tenth of a second at 44.1 kHz is 4 800 frames at 48 kHz through AVAudioConverter and through Audio
+    /// Converter Services; a second of a 0.5 sine rendered offline from a source node has RMS 0.5/√2.
     @Test(arguments: ["ported-programs-swift5", "ported-programs-swift6"])
     func realProgramShapesRunAsOnApple(_ product: String) async throws {
         try await withPrivateServer { server in
@@ -34,8 +37,15 @@ struct PortedProgramTests {
                 data sources: 0, preferred input none
                 orientation: refused
                 component: \(codes.joined(separator: " "))
+                converted: \(72_000) frames read at 48 kHz, \(72_000) in the file
+                AVAudioConverter: 4410 frames at 44.1 kHz became \(4_410 * 48_000 / 44_100) at 48 kHz
+                AudioConverterFillComplexBuffer: \(4_410 * 48_000 / 44_100) frames at 48 kHz
+                offline synthesizer: 44100 frames, rms \(String(format: "%.4f", rms))
 
                 """)
+            let converted = try readSoundFile(path + ".48k.wav")
+            #expect(converted.sampleRate == 48_000 && converted.channels == 2 && converted.frames == 72_000)
+            #expect(converted.samples[10_000..<62_000].allSatisfy { $0 == 1_000 }, "the constant 1 000 of the clip, resampled, is 1 000")
         }
     }
 }

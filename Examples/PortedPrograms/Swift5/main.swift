@@ -1,10 +1,12 @@
 // Shapes of real Apple audio programs written by others (a tuner's tap, a generator filling buffer
 // lists, a player subclass, a file writer swapping a big-endian header, a command-line tool that runs the
-// run loop until it is done, a recording app asking the session for its microphone), ported with only the
-// import changed. The same file is compiled in Swift 5 (this folder) and Swift 6 (../Swift6, a link to it)
+// run loop until it is done, a recording app asking the session for its microphone, a file converter on
+// Extended Audio File Services, a resampler on AVAudioConverter and on Audio Converter Services, a
+// synthesizer rendered offline through a source node), ported with only the import changed. The same file is compiled in Swift 5 (this folder) and Swift 6 (../Swift6, a link to it)
 // language modes; what it prints the tests check against independent numbers.
 //
-// Run: ported-programs-swift5 FILE   (FILE: a sound file the player subclass opens)
+// Run: ported-programs-swift5 FILE   (FILE: a mono sound file the player subclass opens and the converter
+//      converts; the converted copy is written beside it as FILE.48k.wav)
 
 import Foundation
 import OpenAVFAudio  // on Apple's systems: import AVFoundation
@@ -108,3 +110,136 @@ var description = AudioComponentDescription(componentType: kAudioUnitType_Output
 description.componentFlags = 0
 print(String(format: "component: %08x %08x %08x", description.componentType, description.componentSubType,
              description.componentManufacturer))
+
+// A file converter: any file to 48 kHz stereo float through a client format, written as a 16-bit WAV.
+func convertFile(_ path: String) throws -> (read: Int64, written: Int64) {
+    var input: ExtAudioFileRef?
+    guard ExtAudioFileOpenURL(URL(fileURLWithPath: path) as CFURL, &input) == noErr, let input else { return (-1, -1) }
+    defer { ExtAudioFileDispose(input) }
+    var client = AudioStreamBasicDescription(mSampleRate: 48_000, mFormatID: kAudioFormatLinearPCM,
+                                             mFormatFlags: kAudioFormatFlagsNativeFloatPacked | kAudioFormatFlagIsNonInterleaved,
+                                             mBytesPerPacket: 4, mFramesPerPacket: 1, mBytesPerFrame: 4, mChannelsPerFrame: 2,
+                                             mBitsPerChannel: 32, mReserved: 0)
+    let size = UInt32(MemoryLayout<AudioStreamBasicDescription>.size)
+    ExtAudioFileSetProperty(input, kExtAudioFileProperty_ClientDataFormat, size, &client)
+    var fileFormat = AudioStreamBasicDescription(mSampleRate: 48_000, mFormatID: kAudioFormatLinearPCM,
+                                                 mFormatFlags: kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked,
+                                                 mBytesPerPacket: 4, mFramesPerPacket: 1, mBytesPerFrame: 4, mChannelsPerFrame: 2,
+                                                 mBitsPerChannel: 16, mReserved: 0)
+    var output: ExtAudioFileRef?
+    let url = URL(fileURLWithPath: path + ".48k.wav") as CFURL
+    guard ExtAudioFileCreateWithURL(url, kAudioFileWAVEType, &fileFormat, nil, AudioFileFlags.eraseFile.rawValue, &output) == noErr,
+          let output else { return (-1, -1) }
+    ExtAudioFileSetProperty(output, kExtAudioFileProperty_ClientDataFormat, size, &client)
+    let buffer = AVAudioPCMBuffer(pcmFormat: AVAudioFormat(streamDescription: &client)!, frameCapacity: 4_096)!
+    var total: Int64 = 0
+    while true {
+        var frames: UInt32 = 4_096
+        guard ExtAudioFileRead(input, &frames, buffer.mutableAudioBufferList) == noErr, frames > 0 else { break }
+        buffer.frameLength = frames
+        ExtAudioFileWrite(output, frames, buffer.audioBufferList)
+        total += Int64(frames)
+    }
+    ExtAudioFileDispose(output)
+    var reopened: ExtAudioFileRef?
+    guard ExtAudioFileOpenURL(url, &reopened) == noErr, let reopened else { return (total, -1) }
+    defer { ExtAudioFileDispose(reopened) }
+    var length: Int64 = 0
+    var lengthSize: UInt32 = 8
+    ExtAudioFileGetProperty(reopened, kExtAudioFileProperty_FileLengthFrames, &lengthSize, &length)
+    return (total, length)
+}
+do {
+    let (read, written) = try convertFile(path)
+    print("converted: \(read) frames read at 48 kHz, \(written) in the file")
+} catch {
+    print("converted: \(error.localizedDescription)")
+}
+
+// A resampler on AVAudioConverter: a tenth of a second at 44.1 kHz pulled through the input block.
+let slow = AVAudioFormat(standardFormatWithSampleRate: 44_100, channels: 1)!
+let fast = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 1)!
+let resampler = AVAudioConverter(from: slow, to: fast)!
+let tenth = AVAudioPCMBuffer(pcmFormat: slow, frameCapacity: 4_410)!
+tenth.frameLength = 4_410
+var given = false
+var resampled = 0
+let out = AVAudioPCMBuffer(pcmFormat: fast, frameCapacity: 1_024)!
+while true {
+    var error: NSError?
+    let status = resampler.convert(to: out, error: &error) { _, outStatus in
+        if given {
+            outStatus.pointee = .endOfStream
+            return nil
+        }
+        given = true
+        outStatus.pointee = .haveData
+        return tenth
+    }
+    resampled += Int(out.frameLength)
+    if status == .endOfStream || status == .error { break }
+}
+print("AVAudioConverter: 4410 frames at 44.1 kHz became \(resampled) at 48 kHz")
+
+// The same on Audio Converter Services, with a C input procedure and its user data.
+final class Source {
+    var samples = [Float](repeating: 0.25, count: 4_410)
+    var used = false
+}
+let inputProc: AudioConverterComplexInputDataProc = { _, ioPackets, ioData, _, userData in
+    let source = Unmanaged<Source>.fromOpaque(userData!).takeUnretainedValue()
+    if source.used {
+        ioPackets.pointee = 0
+        return noErr
+    }
+    source.used = true
+    ioPackets.pointee = UInt32(source.samples.count)
+    source.samples.withUnsafeMutableBufferPointer { ioData.pointee.mBuffers.mData = UnsafeMutableRawPointer($0.baseAddress) }
+    ioData.pointee.mBuffers.mDataByteSize = UInt32(source.samples.count * 4)
+    return noErr
+}
+var converter: AudioConverterRef?
+AudioConverterNew(slow.streamDescription, fast.streamDescription, &converter)
+let source = Source()
+var convertedFrames = 0
+var scratch = [Float](repeating: 0, count: 1_024)
+while let converter {
+    var packets: UInt32 = 1_024
+    let status = scratch.withUnsafeMutableBufferPointer { buffer -> OSStatus in
+        var list = AudioBufferList(mNumberBuffers: 1, mBuffers: AudioBuffer(buffer, numberOfChannels: 1))
+        return AudioConverterFillComplexBuffer(converter, inputProc, Unmanaged.passUnretained(source).toOpaque(), &packets, &list, nil)
+    }
+    convertedFrames += Int(packets)
+    if status != noErr || packets == 0 { break }
+}
+if let converter { AudioConverterDispose(converter) }
+print("AudioConverterFillComplexBuffer: \(convertedFrames) frames at 48 kHz")
+
+// A synthesizer: a source node's 440 Hz sine rendered offline, a second of it, its RMS measured.
+let engine = AVAudioEngine()
+var phase = 0.0
+let sine = AVAudioSourceNode { _, _, frameCount, audioBufferList in
+    let buffers = UnsafeMutableAudioBufferListPointer(audioBufferList)
+    for frame in 0..<Int(frameCount) {
+        let value = Float(0.5 * sin(phase))
+        phase += 2 * Double.pi * 440 / 44_100
+        for buffer in buffers { UnsafeMutableBufferPointer<Float>(buffer)[frame] = value }
+    }
+    return noErr
+}
+engine.attach(sine)
+engine.connect(sine, to: engine.mainMixerNode, format: AVAudioFormat(standardFormatWithSampleRate: 44_100, channels: 1))
+do {
+    try engine.enableManualRenderingMode(.offline, format: engine.outputNode.outputFormat(forBus: 0), maximumFrameCount: 4_410)
+    try engine.start()
+    let rendered = AVAudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: engine.manualRenderingMaximumFrameCount)!
+    var sum = 0.0
+    while engine.manualRenderingSampleTime < 44_100 {
+        guard try engine.renderOffline(4_410, to: rendered) == .success else { break }
+        for frame in 0..<Int(rendered.frameLength) { sum += Double(rendered.floatChannelData![0][frame] * rendered.floatChannelData![0][frame]) }
+    }
+    engine.stop()
+    print(String(format: "offline synthesizer: %lld frames, rms %.4f", engine.manualRenderingSampleTime, (sum / 44_100).squareRoot()))
+} catch {
+    print("offline synthesizer: \(error.localizedDescription)")
+}
