@@ -6,18 +6,10 @@ import Locking
 
 /// The open files by handle, so that a call with a closed or foreign AudioFileID is refused with a status.
 enum FileRegistry {
-    private static let files = Locked<[UInt: AudioFileObject]>([:])
-
-    static func add(_ file: AudioFileObject) -> AudioFileID {
-        let handle = OpaquePointer(Unmanaged.passUnretained(file).toOpaque())
-        files.withLock { $0[UInt(bitPattern: handle)] = file }
-        return handle
-    }
-
-    static func find(_ handle: AudioFileID) -> AudioFileObject? { files.withLock { $0[UInt(bitPattern: handle)] } }
-    static func remove(_ handle: AudioFileID) -> AudioFileObject? {
-        files.withLock { $0.removeValue(forKey: UInt(bitPattern: handle)) }
-    }
+    private static let files = HandleRegistry<AudioFileObject>()
+    static func add(_ file: AudioFileObject) -> AudioFileID { files.add(file) }
+    static func find(_ handle: AudioFileID) -> AudioFileObject? { files.find(handle) }
+    static func remove(_ handle: AudioFileID) -> AudioFileObject? { files.remove(handle) }
 }
 
 private func opened(_ result: Result<AudioFileObject, AudioFileFailure>,

@@ -80,21 +80,13 @@ final class ExtAudioFileObject: @unchecked Sendable {
 
 /// The live files by handle, so that a call with a disposed or foreign handle is refused with a status.
 enum ExtFileRegistry {
-    private static let files = Locked<[UInt: ExtAudioFileObject]>([:])
-
-    static func add(_ file: ExtAudioFileObject) -> ExtAudioFileRef {
-        let handle = ExtAudioFileRef(Unmanaged.passUnretained(file).toOpaque())
-        files.withLock { $0[UInt(bitPattern: handle)] = file }
-        return handle
-    }
-
-    static func remove(_ handle: ExtAudioFileRef) -> ExtAudioFileObject? {
-        files.withLock { $0.removeValue(forKey: UInt(bitPattern: handle)) }
-    }
+    private static let files = HandleRegistry<ExtAudioFileObject>()
+    static func add(_ file: ExtAudioFileObject) -> ExtAudioFileRef { files.add(file) }
+    static func remove(_ handle: ExtAudioFileRef) -> ExtAudioFileObject? { files.remove(handle) }
 
     /// Runs `body` with the file of `handle` under its lock; kAudio_ParamError for a handle that is none.
     static func with(_ handle: ExtAudioFileRef, _ body: (ExtAudioFileObject) -> OSStatus) -> OSStatus {
-        guard let file = files.withLock({ $0[UInt(bitPattern: handle)] }) else { return kAudio_ParamError }
+        guard let file = files.find(handle) else { return kAudio_ParamError }
         return file.lock.withLock { body(file) }
     }
 }

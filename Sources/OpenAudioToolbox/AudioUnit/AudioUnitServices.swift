@@ -28,18 +28,16 @@ enum Components {
 
 /// The live units by handle, so that a call with a disposed or foreign handle is refused with a status.
 enum UnitRegistry {
-    private static let units = Locked<[UInt: IOUnit]>([:])
+    private static let units = HandleRegistry<IOUnit>()
 
     static func add(_ unit: IOUnit) -> AudioUnit {
-        let handle = AudioUnit(Unmanaged.passUnretained(unit).toOpaque())
+        let handle = units.add(unit)
         unit.handle = handle
-        units.withLock { $0[UInt(bitPattern: handle)] = unit }
         return handle
     }
 
-    static func find(_ handle: AudioUnit) -> IOUnit? { units.withLock { $0[UInt(bitPattern: handle)] } }
-
-    static func remove(_ handle: AudioUnit) -> IOUnit? { units.withLock { $0.removeValue(forKey: UInt(bitPattern: handle)) } }
+    static func find(_ handle: AudioUnit) -> IOUnit? { units.find(handle) }
+    static func remove(_ handle: AudioUnit) -> IOUnit? { units.remove(handle) }
 
     /// Runs `body` with the unit of `handle` (its lock is taken by the unit's own calls); kAudio_ParamError
     /// for a handle that is none.

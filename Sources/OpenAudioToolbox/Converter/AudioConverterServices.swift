@@ -7,27 +7,15 @@ import Locking
 
 /// The live converters by handle, so that a call with a disposed or foreign handle is refused with a status.
 enum ConverterRegistry {
-    private static let converters = Locked<[UInt: PCMConverter]>([:])
-
-    static func add(_ converter: PCMConverter) -> AudioConverterRef {
-        let handle = AudioConverterRef(Unmanaged.passUnretained(converter).toOpaque())
-        converters.withLock { $0[UInt(bitPattern: handle)] = converter }
-        return handle
-    }
-
-    static func find(_ handle: AudioConverterRef?) -> PCMConverter? {
-        guard let handle else { return nil }
-        return converters.withLock { $0[UInt(bitPattern: handle)] }
-    }
+    private static let converters = HandleRegistry<PCMConverter>()
+    static func add(_ converter: PCMConverter) -> AudioConverterRef { converters.add(converter) }
+    static func find(_ handle: AudioConverterRef?) -> PCMConverter? { converters.find(handle) }
+    static func remove(_ handle: AudioConverterRef) -> PCMConverter? { converters.remove(handle) }
 
     /// Runs `body` with the converter of `handle` under its lock; kAudio_ParamError for a handle that is none.
     static func with(_ handle: AudioConverterRef, _ body: (PCMConverter) -> OSStatus) -> OSStatus {
         guard let converter = find(handle) else { return kAudio_ParamError }
         return converter.lock.withLock { body(converter) }
-    }
-
-    static func remove(_ handle: AudioConverterRef) -> PCMConverter? {
-        converters.withLock { $0.removeValue(forKey: UInt(bitPattern: handle)) }
     }
 }
 
