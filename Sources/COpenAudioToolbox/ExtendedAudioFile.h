@@ -43,6 +43,7 @@ OAT_ENUM(AudioChannelLayoutTag) {
     kAudioChannelLayoutTag_UseChannelBitmap = 1u << 16,
     kAudioChannelLayoutTag_Mono = (100u << 16) | 1,
     kAudioChannelLayoutTag_Stereo = (101u << 16) | 2,
+    kAudioChannelLayoutTag_DiscreteInOrder = 147u << 16,  // | the channel count
 };
 
 /// A file opened, created or wrapped by Extended Audio File Services.

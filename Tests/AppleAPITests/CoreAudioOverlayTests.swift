@@ -4,6 +4,7 @@
 import Foundation
 import OpenAVFAudio
 import Testing
+import TestSupport
 
 struct CoreAudioOverlayTests {
     /// The C layout: a 4-byte count padded to 8, then 16-byte buffers (two UInt32 and a pointer).
@@ -145,6 +146,30 @@ struct CoreAudioOverlayTests {
         }
         #expect(AVAudioSessionInterruptionTypeKey == "AVAudioSessionInterruptionTypeKey")
         #expect(AVAudioSession.InterruptionType(rawValue: 1) == .began && AVAudioSession.RouteChangeReason(rawValue: 8) == .routeConfigurationChange)
+    }
+
+    /// The Audio File properties real code reads of a 16-bit stereo WAV at 44.1 kHz: its bit rate
+    /// (1 411 200), source bit depth, average packet size and channel layout; no magic cookie.
+    @Test func audioFilePropertiesRealCodeReads() throws {
+        let path = try temporaryDirectory() + "/stereo.wav"
+        try writeWAV(path, samples: [Int16](repeating: 0, count: 200), channels: 2)
+        var made: AudioFileID?
+        #expect(AudioFileOpenURL(URL(fileURLWithPath: path) as CFURL, .readPermission, 0, &made) == noErr)
+        let file = try #require(made)
+        defer { AudioFileClose(file) }
+        var rate: UInt32 = 0, depth: Int32 = 0, average = 0.0
+        var size: UInt32 = 4
+        #expect(AudioFileGetProperty(file, kAudioFilePropertyBitRate, &size, &rate) == noErr && rate == 44_100 * 2 * 16)
+        size = 4
+        #expect(AudioFileGetProperty(file, kAudioFilePropertySourceBitDepth, &size, &depth) == noErr && depth == 16)
+        size = 8
+        #expect(AudioFileGetProperty(file, kAudioFilePropertyAverageBytesPerPacket, &size, &average) == noErr && average == 4)
+        var layout = AudioChannelLayout()
+        size = UInt32(MemoryLayout<AudioChannelLayout>.size)
+        #expect(AudioFileGetProperty(file, kAudioFilePropertyChannelLayout, &size, &layout) == noErr)
+        #expect(layout.mChannelLayoutTag == kAudioChannelLayoutTag_Stereo)
+        var cookieSize: UInt32 = 0
+        #expect(AudioFileGetPropertyInfo(file, kAudioFilePropertyMagicCookieData, &cookieSize, nil) == kAudioFileUnsupportedPropertyError)
     }
 }
 

@@ -130,13 +130,18 @@ private func fileProperty(_ id: AudioFilePropertyID) -> Int? {
     case kAudioFilePropertyFileFormat, kAudioFilePropertyMaximumPacketSize, kAudioFilePropertyPacketSizeUpperBound,
          kAudioFilePropertyIsOptimized: MemoryLayout<UInt32>.size
     case kAudioFilePropertyAudioDataPacketCount, kAudioFilePropertyAudioDataByteCount: MemoryLayout<UInt64>.size
-    case kAudioFilePropertyEstimatedDuration: MemoryLayout<Double>.size
+    case kAudioFilePropertyEstimatedDuration, kAudioFilePropertyAverageBytesPerPacket: MemoryLayout<Double>.size
+    case kAudioFilePropertyBitRate, kAudioFilePropertySourceBitDepth: MemoryLayout<UInt32>.size
+    case kAudioFilePropertyChannelLayout: MemoryLayout<AudioChannelLayout>.size
     default: nil
     }
 }
 
 /// Reads a property: the data format, the file type, packet and byte counts, the duration, the packet
-/// size. `ioDataSize` must have room for it and becomes its size.
+/// size and its average, the bit rate and source bit depth (negative for floats, as Apple's), the channel
+/// layout (mono, stereo, or that many channels in order). The rest (the magic cookie, which linear PCM has
+/// none of, the info dictionary, markers) are kAudioFileUnsupportedPropertyError. `ioDataSize` must have
+/// room for it and becomes its size.
 @discardableResult
 public func AudioFileGetProperty(_ inAudioFile: AudioFileID, _ inPropertyID: AudioFilePropertyID,
                                  _ ioDataSize: UnsafeMutablePointer<UInt32>,
@@ -160,6 +165,22 @@ public func AudioFileGetProperty(_ inAudioFile: AudioFileID, _ inPropertyID: Aud
         outPropertyData.storeBytes(of: UInt64(max(0, packets)) * UInt64(file.bytesPerPacket), as: UInt64.self)
     case kAudioFilePropertyEstimatedDuration:
         outPropertyData.storeBytes(of: Double(packets) / file.description.mSampleRate, as: Double.self)
+    case kAudioFilePropertyAverageBytesPerPacket:
+        outPropertyData.storeBytes(of: Double(file.bytesPerPacket), as: Double.self)
+    case kAudioFilePropertyBitRate:
+        // Linear PCM's: rate × bits per frame (a compressed file's is not known here: 0).
+        let bits = file.description.mSampleRate * Double(file.description.mBytesPerFrame) * 8
+        outPropertyData.storeBytes(of: UInt32(clamping: Int64(min(4e9, bits))), as: UInt32.self)
+    case kAudioFilePropertySourceBitDepth:
+        let bits = Int32(file.description.mBitsPerChannel)
+        outPropertyData.storeBytes(of: file.description.mFormatFlags & kAudioFormatFlagIsFloat != 0 ? -bits : bits, as: Int32.self)
+    case kAudioFilePropertyChannelLayout:
+        let channels = file.description.mChannelsPerFrame
+        let tag = channels == 1 ? kAudioChannelLayoutTag_Mono
+            : channels == 2 ? kAudioChannelLayoutTag_Stereo : kAudioChannelLayoutTag_DiscreteInOrder | channels
+        var layout = AudioChannelLayout()
+        layout.mChannelLayoutTag = tag
+        outPropertyData.storeBytes(of: layout, as: AudioChannelLayout.self)
     default:
         return kAudioFileUnsupportedPropertyError
     }
