@@ -14,7 +14,11 @@ struct PortedProgramTests {
     /// data sources and refuses an orientation; the RemoteIO description holds Apple's codes; the 1.5 s clip
     /// converted by Extended Audio File Services to 48 kHz stereo is 72 000 frames of the same constant; a
     /// tenth of a second at 44.1 kHz is 4 800 frames at 48 kHz through AVAudioConverter and through Audio
-    /// Converter Services; a second of a 0.5 sine rendered offline from a source node has RMS 0.5/√2.
+    /// Converter Services; a second of a 0.5 sine rendered offline from a source node has RMS 0.5/√2; voice
+    /// processing is refused on a server without an echo canceller, saying what to load; a sink node has no
+    /// outputs; an AUAudioUnit keeps the formats its busses were given; a player started at node time 1 000
+    /// of a realtime manual render has player time 100 at node time 1 100; 16-bit samples convert to
+    /// n / 32 768; a wrapped file seeks and tells frame 1 000.
     @Test(arguments: ["ported-programs-swift5", "ported-programs-swift6"])
     func realProgramShapesRunAsOnApple(_ product: String) async throws {
         try await withPrivateServer { server in
@@ -41,6 +45,12 @@ struct PortedProgramTests {
                 AVAudioConverter: 4410 frames at 44.1 kHz became \(4_410 * 48_000 / 44_100) at 48 kHz
                 AudioConverterFillComplexBuffer: \(4_410 * 48_000 / 44_100) frames at 48 kHz
                 offline synthesizer: 44100 frames, rms \(String(format: "%.4f", rms))
+                voice processing: refused (load module-echo-cancel)
+                sink node: 0 outputs, latency before start 0.0
+                AUAudioUnit: 48000.0 Hz 2 ch out, 1 ch in, allocated true
+                sequencer: true at \(4 * 512), player time 100 is node time \(1_000 + 100)
+                ConvertBuffer: 16 bytes, \([16_384, -16_384, 8_192, -8_192].map { Float($0) / 32_768 })
+                wrapped file: told 1000 after seeking to 1000
 
                 """)
             let converted = try readSoundFile(path + ".48k.wav")

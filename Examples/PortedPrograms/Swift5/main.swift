@@ -243,3 +243,99 @@ do {
 } catch {
     print("offline synthesizer: \(error.localizedDescription)")
 }
+
+// A call recorder's setup: voice processing asked of the engine's input node (the server's echo
+// canceller, when it has one), the I/O nodes' latencies, a sink node taking the input whole.
+let callEngine = AVAudioEngine()
+do {
+    try callEngine.inputNode.setVoiceProcessingEnabled(true)
+    print("voice processing: on")
+} catch {
+    print("voice processing: refused (\(error.localizedDescription.contains("module-echo-cancel") ? "load module-echo-cancel" : "?"))")
+}
+let sink = AVAudioSinkNode { _, frameCount, _ in frameCount > 0 ? noErr : kAudio_ParamError }
+callEngine.attach(sink)
+callEngine.connect(callEngine.inputNode, to: sink, format: nil)
+print("sink node: \(sink.numberOfOutputs) outputs, latency before start \(callEngine.inputNode.presentationLatency + callEngine.outputNode.presentationLatency)")
+
+// A RemoteIO app on AUAudioUnit: the formats of its two sides, its render resources.
+do {
+    let io = try AUAudioUnit(componentDescription: description)
+    let stereo48 = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!
+    try io.inputBusses[0].setFormat(stereo48)
+    try io.outputBusses[1].setFormat(AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 1)!)
+    io.isInputEnabled = true
+    io.outputProvider = { _, _, _, _, _ in noErr }
+    io.inputHandler = { _, _, _, _ in }
+    try io.allocateRenderResources()
+    print("AUAudioUnit: \(io.inputBusses[0].format.sampleRate) Hz \(io.inputBusses[0].format.channelCount) ch out, "
+          + "\(io.outputBusses[1].format.channelCount) ch in, allocated \(io.renderResourcesAllocated)")
+    io.deallocateRenderResources()
+} catch {
+    print("AUAudioUnit: \(error.localizedDescription)")
+}
+
+// A sequencer's clock: player times converted to node times while rendering offline; a realtime render.
+let sequencer = AVAudioEngine()
+let voice = AVAudioPlayerNode()
+sequencer.attach(voice)
+sequencer.connect(voice, to: sequencer.mainMixerNode, format: slow)
+do {
+    try sequencer.enableManualRenderingMode(.realtime, format: AVAudioFormat(standardFormatWithSampleRate: 44_100, channels: 2)!,
+                                            maximumFrameCount: 512)
+    try sequencer.start()
+    voice.scheduleBuffer(tenth, at: nil, options: .loops)
+    voice.play(at: AVAudioTime(sampleTime: 1_000, atRate: 44_100))
+    let render = sequencer.manualRenderingBlock
+    let target = AudioBufferList.allocate(maximumBuffers: 2)
+    let memory = UnsafeMutableBufferPointer<Float>.allocate(capacity: 1_024)
+    target[0] = AudioBuffer(UnsafeMutableBufferPointer(rebasing: memory[0..<512]), numberOfChannels: 1)
+    target[1] = AudioBuffer(UnsafeMutableBufferPointer(rebasing: memory[512...]), numberOfChannels: 1)
+    var status: OSStatus = noErr
+    var results: [AVAudioEngineManualRenderingStatus] = []
+    for _ in 0..<4 { results.append(render(512, target.unsafeMutablePointer, &status)) }
+    let node = voice.nodeTime(forPlayerTime: AVAudioTime(sampleTime: 100, atRate: 44_100))?.sampleTime ?? -1
+    print("sequencer: \(results.allSatisfy { $0 == .success }) at \(sequencer.manualRenderingSampleTime), player time 100 is node time \(node)")
+    memory.deallocate()
+    free(target.unsafeMutablePointer)
+    sequencer.stop()
+} catch {
+    print("sequencer: \(error.localizedDescription)")
+}
+
+// A sample-format helper: 16-bit stereo to float with AudioConverterConvertBuffer.
+var toFloat: AudioConverterRef?
+var shortFormat = AudioStreamBasicDescription(mSampleRate: 44_100, mFormatID: kAudioFormatLinearPCM,
+                                              mFormatFlags: kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked,
+                                              mBytesPerPacket: 4, mFramesPerPacket: 1, mBytesPerFrame: 4, mChannelsPerFrame: 2,
+                                              mBitsPerChannel: 16, mReserved: 0)
+var floatFormat = shortFormat
+floatFormat.mFormatFlags = kAudioFormatFlagsNativeFloatPacked
+floatFormat.mBytesPerPacket = 8
+floatFormat.mBytesPerFrame = 8
+floatFormat.mBitsPerChannel = 32
+AudioConverterNew(&shortFormat, &floatFormat, &toFloat)
+let shorts: [Int16] = [16_384, -16_384, 8_192, -8_192]
+var floats = [Float](repeating: 0, count: 4)
+var floatBytes = UInt32(16)
+if let toFloat {
+    AudioConverterConvertBuffer(toFloat, 8, shorts, &floatBytes, &floats)
+    AudioConverterDispose(toFloat)
+}
+print("ConvertBuffer: \(floatBytes) bytes, \(floats)")
+
+// A waveform view's reader: an Audio File Services file wrapped, seeked and told.
+var audioFile: AudioFileID?
+AudioFileOpenURL(URL(fileURLWithPath: path) as CFURL, .readPermission, 0, &audioFile)
+if let audioFile {
+    var wrapped: ExtAudioFileRef?
+    ExtAudioFileWrapAudioFileID(audioFile, false, &wrapped)
+    if let wrapped {
+        var position: Int64 = -1
+        ExtAudioFileSeek(wrapped, 1_000)
+        ExtAudioFileTell(wrapped, &position)
+        print("wrapped file: told \(position) after seeking to 1000")
+        ExtAudioFileDispose(wrapped)
+    }
+    AudioFileClose(audioFile)
+}
