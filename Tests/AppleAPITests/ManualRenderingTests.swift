@@ -250,4 +250,32 @@ struct ManualRenderingTests {
         player.stop()
         #expect(player.playerTime(forNodeTime: AVAudioTime(sampleTime: 3_000, atRate: 44_100)) == nil)
     }
+    /// A render block that calls back into its engine (attaching, connecting and detaching a node, setting
+    /// the mixer's volume, reading its state) while the engine renders it: no deadlock, and the calls take.
+    @Test func aRenderBlockMayCallItsEngine() throws {
+        let engine = AVAudioEngine()
+        let stereo = try #require(AVAudioFormat(standardFormatWithSampleRate: 44_100, channels: 2))
+        let calls = Locked(0)
+        let source = AVAudioSourceNode { _, _, frameCount, data in
+            let spare = AVAudioPlayerNode()
+            engine.attach(spare)
+            engine.connect(spare, to: engine.mainMixerNode, format: nil)
+            engine.detach(spare)
+            engine.mainMixerNode.outputVolume = 0.5
+            calls.withLock { $0 += engine.isRunning ? 1 : 0 }
+            for buffer in UnsafeMutableAudioBufferListPointer(data) {
+                let samples = UnsafeMutableBufferPointer<Float>(buffer)
+                for frame in 0..<Int(frameCount) { samples[frame] = 0.5 }
+            }
+            return noErr
+        }
+        engine.attach(source)
+        engine.connect(source, to: engine.mainMixerNode, format: stereo)
+        try engine.enableManualRenderingMode(.offline, format: stereo, maximumFrameCount: 256)
+        try engine.start()
+        let (left, _) = try renderAll(engine, frames: 768, block: 256)
+        #expect(calls.withLock { $0 } == 3)
+        #expect(left.suffix(256).allSatisfy { $0 == 0.25 }, "the volume set from the block applies from the next render")
+        #expect(engine.attachedNodes.count == 3, "the spare nodes came and went: output, mixer, source")
+    }
 }

@@ -11,15 +11,24 @@ import RecorderKit
 /// unit's disposal included.
 package final class IOUnit: @unchecked Sendable {
     // @unchecked Sendable: every mutable field is under `lock` (recursive), the captured frames under
-    // `captured`'s lock; the streams are made and ended under `lock` and used only through their own
+    // `captured`'s lock, the input's own buffers under its converter's lock; `playList` and `playScratch`
+    // are touched only by the playback stream's one reader thread; the streams are made and ended under `lock` and used only through their own
     // thread-safe calls.
     package let lock = PosixMutex(recursive: true)
     package let kind: AudioComponentDescription
 
     /// The client's formats: what the render callback gives (output, bus 0), what AudioUnitRender gives from
     /// the input (bus 1).
-    package var outputFormat: AudioStreamBasicDescription
-    package var inputFormat: AudioStreamBasicDescription
+    package var outputFormat: AudioStreamBasicDescription { didSet { outputConverter = nil } }
+    package var inputFormat: AudioStreamBasicDescription { didSet { inputConverter = nil } }
+    /// The converters between the client's formats and the streams', made once for each format (a format
+    /// changes only while the unit is uninitialized, and a change drops its converter).
+    private var outputConverter: PCMConverter?
+    private var inputConverter: PCMConverter?
+    /// The playback side's list and bytes the render callback fills, kept between buffers (used only on
+    /// the playback stream's reader thread).
+    private var playList: UnsafeMutableAudioBufferListPointer?
+    private var playScratch: [UInt8] = []
     /// The devices' formats (the server's default sink and source, or their rates and channels).
     package let deviceOutputFormat: AudioStreamBasicDescription
     package let deviceInputFormat: AudioStreamBasicDescription
@@ -91,9 +100,24 @@ package final class IOUnit: @unchecked Sendable {
         ![kAudioUnitSubType_DefaultOutput, kAudioUnitSubType_SystemOutput, kAudioUnitSubType_GenericOutput].contains(kind.componentSubType)
     }
 
+    /// The converter of the output (client → 16-bit stream) or the input (float capture → client) side, made
+    /// on first need; nil for a format the converter does not take.
+    private func converter(output: Bool) -> PCMConverter? {
+        lock.withLock {
+            if output {
+                if outputConverter == nil { outputConverter = PCMConverter(from: outputFormat, to: playbackFormat) }
+                return outputConverter
+            }
+            if inputConverter == nil { inputConverter = PCMConverter(from: captureFormat, to: inputFormat) }
+            return inputConverter
+        }
+    }
+
+    deinit { if let playList { free(playList.unsafeMutablePointer) } }
+
     package func initialize() -> OSStatus {
         lock.withLock {
-            guard PCMConverter(from: outputFormat, to: playbackFormat) != nil, PCMConverter(from: captureFormat, to: inputFormat) != nil else {
+            guard converter(output: true) != nil, converter(output: false) != nil else {
                 QueueRegistry.noteFailure("cannot initialize the unit: its stream formats must be packed linear PCM (8- to 32-bit integers, "
                     + "32- or 64-bit floats) of 1 to 32 channels")
                 return kAudioUnitErr_FormatNotSupported
@@ -200,19 +224,24 @@ package final class IOUnit: @unchecked Sendable {
     /// Fills one playback buffer from the render callback, in slices of at most `maximumFrames`.
     private func play(_ buffer: inout OutputBuffer) {
         let (format, callback, handler, maximum, unit) = lock.withLock { (outputFormat, renderCallback, renderHandler, Int(maximumFrames), handle) }
-        guard callback?.inputProc != nil || handler != nil, let converter = PCMConverter(from: format, to: playbackFormat) else { return }
+        guard callback?.inputProc != nil || handler != nil, let converter = converter(output: true) else { return }
         let frames = buffer.frameCapacity
         var done = 0
         let channels = Int(format.mChannelsPerFrame)
         let interleaved = format.mFormatFlags & kAudioFormatFlagIsNonInterleaved == 0
-        let list = AudioBufferList.allocate(maximumBuffers: interleaved ? 1 : channels)
-        defer { free(list.unsafeMutablePointer) }
+        let buffers = interleaved ? 1 : channels
+        if playList?.count != buffers {
+            if let playList { free(playList.unsafeMutablePointer) }
+            playList = AudioBufferList.allocate(maximumBuffers: buffers)
+        }
+        let list = playList!
         let bytesPerFrame = Int(format.mBytesPerFrame)
-        var scratch = [UInt8](repeating: 0, count: max(1, min(frames, maximum)) * bytesPerFrame * list.count)
+        let scratchBytes = max(1, min(frames, maximum)) * bytesPerFrame * buffers
+        if playScratch.count < scratchBytes { playScratch = [UInt8](repeating: 0, count: scratchBytes) }
         while done < frames {
             let slice = min(frames - done, max(1, maximum))
             var status = noErr
-            scratch.withUnsafeMutableBytes { raw in
+            playScratch.withUnsafeMutableBytes { raw in
                 raw.initializeMemory(as: UInt8.self, repeating: 0)
                 for index in 0..<list.count {
                     list[index] = AudioBuffer(mNumberChannels: UInt32(interleaved ? channels : 1), mDataByteSize: UInt32(slice * bytesPerFrame),
@@ -230,9 +259,11 @@ package final class IOUnit: @unchecked Sendable {
                 var given = false
                 var out = AudioBufferList(mNumberBuffers: 1, mBuffers: AudioBuffer(mNumberChannels: UInt32(channels),
                                           mDataByteSize: UInt32(slice * channels * 2), mData: buffer.bytes.baseAddress! + done * channels * 2))
-                _ = converter.fill(&out, capacity: slice) { _ in
-                    defer { given = true }
-                    return given ? .noDataNow : .data(list.unsafeMutablePointer, frames: slice)
+                _ = converter.lock.withLock {
+                    converter.fill(&out, capacity: slice) { _ in
+                        defer { given = true }
+                        return given ? .noDataNow : .data(list.unsafeMutablePointer, frames: slice)
+                    }
                 }
             }
             renderedFrames += Int64(slice)
@@ -293,7 +324,13 @@ package final class IOUnit: @unchecked Sendable {
         let (format, maximum, enabled) = lock.withLock { (inputFormat, Int(maximumFrames), inputEnabled && canInput) }
         guard enabled else { return kAudioUnitErr_NoConnection }
         guard frames <= maximum else { return kAudioUnitErr_TooManyFramesToProcess }
-        guard let converter = PCMConverter(from: captureFormat, to: format) else { return kAudioUnitErr_FormatNotSupported }
+        guard let converter = converter(output: false) else { return kAudioUnitErr_FormatNotSupported }
+        // One render of the input at a time (its converter and the unit's own buffers are shared).
+        return converter.lock.withLock { renderInput(flags, frames: frames, ioData, format: format, converter: converter) }
+    }
+
+    private func renderInput(_ flags: UnsafeMutablePointer<AudioUnitRenderActionFlags>, frames: Int, _ ioData: UnsafeMutablePointer<AudioBufferList>,
+                             format: AudioStreamBasicDescription, converter: PCMConverter) -> OSStatus {
         let list = UnsafeMutableAudioBufferListPointer(ioData)
         let perBuffer = Int(format.mBytesPerFrame) * frames
         if list.contains(where: { $0.mData == nil }) {
