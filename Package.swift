@@ -45,7 +45,8 @@ let package = Package(
             name: "CTagLib",
             linkerSettings: [.linkedLibrary("tag")]
         ),
-        // libsoxr (LGPL-2.1, dynamically linked): the converters' sample-rate conversion, as sox and ffmpeg use it.
+        // libsoxr (LGPL-2.1, dynamically linked): the converters' sample-rate conversion and a several-source take's drift
+        // correction (its variable-rate mode), as sox and ffmpeg use it.
         .systemLibrary(
             name: "CSoxr",
             pkgConfig: "soxr",
@@ -59,7 +60,7 @@ let package = Package(
         .target(name: "Locking"),
         .target(
             name: "RecorderKit",
-            dependencies: ["CPulse", "CSndFile", "CEbur128", "CSemaphore", "CTruePeak", "Locking"]
+            dependencies: ["CPulse", "CSndFile", "CEbur128", "CSemaphore", "CTruePeak", "CSoxr", "Locking"]
         ),
         // Core Audio's C types, callbacks and constants, laid out as Apple's headers lay them out.
         .systemLibrary(name: "COpenAudioToolbox"),

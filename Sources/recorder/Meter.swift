@@ -22,13 +22,13 @@ struct Meter: AsyncParsableCommand {
     func run() async throws {
         let recorder = try capture.startRecorder()
         // Without a terminal and without JSON: a plain line a second on stdout, for logs and scripts.
-        let live = LiveOutput(channelCount: capture.channels, display: LiveOutput.stderrIsTerminal, json: levelsJSON,
+        let live = LiveOutput(channelCount: recorder.format.channelCount, display: LiveOutput.stderrIsTerminal, json: levelsJSON,
                               path: nil, meter: display.meter, target: display.target,
                               plain: !LiveOutput.stderrIsTerminal && !levelsJSON)
         let readings = try display.readings(from: recorder)
         let failure = Locked<RecorderError?>(nil)
         let events = recorder.events()
-        let rate = capture.rate
+        let rate = recorder.format.sampleRate
         let start = Locked<Int64?>(nil)
         let watcher = Task {
             for await event in events {
@@ -46,7 +46,7 @@ struct Meter: AsyncParsableCommand {
         standardOutput.goLive { _ in Task { await recorder.stop() } }
         standardError.goLive()
         live.start()
-        let limit = capture.frameLimit
+        let limit = capture.duration.flatMap { recorder.format.frames(seconds: $0) }
         if limit != 0 {
             for await reading in readings {
                 let first = start.withLock { start in
@@ -54,7 +54,7 @@ struct Meter: AsyncParsableCommand {
                     return start!
                 }
                 let frames = reading.endFrame - first
-                live.take(reading, frames: frames, time: Double(frames) / Double(capture.rate))
+                live.take(reading, frames: frames, time: Double(frames) / Double(rate))
                 if let limit, frames >= limit { break }
             }
         }

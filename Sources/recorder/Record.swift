@@ -191,7 +191,7 @@ struct Record: AsyncParsableCommand {
             }
             startTime = recorder.deviceCurrentTime + seconds
         }
-        let channels = capture.channels
+        let channels = recorder.format.channelCount
         let toStandardOutput = output == "-"
         // With the audio on stdout, the JSON lines go to stderr, and then take the readout's place.
         let drawing = LiveOutput.stderrIsTerminal && !quiet && !(toStandardOutput && levelsJSON)
@@ -202,7 +202,7 @@ struct Record: AsyncParsableCommand {
         // of a quiet recording.
         let readings: AsyncStream<MeterReading> = drawing || levelsJSON ? try display.readings(from: recorder)
             : AsyncStream { $0.finish() }
-        let limit = capture.frameLimit
+        let limit = capture.duration.flatMap { recorder.format.frames(seconds: $0) }
         let events = recorder.events()  // before record(to:), so nothing about the file is missed
         // A stop from here on closes the file; one that came before the file exists leaves none.
         let stops = StopRequests.shared
@@ -216,7 +216,7 @@ struct Record: AsyncParsableCommand {
             } else {
                 fileStart = try recorder.record(to: output, overwrite: force, frameLimit: limit,
                                                 preRoll: preRoll, startingAt: startTime,
-                                                maxFramesPerFile: maxFileTime.flatMap(frames),
+                                                maxFramesPerFile: maxFileTime.flatMap { recorder.format.frames(seconds: $0, rounding: .down) },
                                                 maxBytesPerFile: maxFileSize.flatMap(Self.bytes), fileType: type)
             }
         } catch {
@@ -225,7 +225,7 @@ struct Record: AsyncParsableCommand {
         }
         // A stop that arrived while the file was being created found nothing to stop: stop now.
         if stops.isStopping { _ = try? await recorder.stopRecording() }
-        let rate = capture.rate
+        let rate = recorder.format.sampleRate
         // The levels are a side channel: if stdout fails (reader gone, device full, closed), the take
         // goes on; it is said at once, and the exit status reports it at the end.
         if !toStandardOutput { standardOutput.goLive { code in live.outputFailed(code) } }
@@ -272,7 +272,7 @@ struct Record: AsyncParsableCommand {
         if keys != nil { live.setHint(keyHint(recorder.metadata)) }
         if let trigger { live.setStatus("waiting for > \(format(Double(trigger.startAbove), 1)) dBFS") }
         live.start()
-        let sampleRate = Double(capture.rate)
+        let sampleRate = Double(recorder.format.sampleRate)
         let triggered = trigger != nil
         let consumer = Task {
             for await reading in readings {
@@ -299,7 +299,8 @@ struct Record: AsyncParsableCommand {
         // descriptor has a writer of its own. A reader that is not reading gets this patience only once.
         standardOutput.flush(seconds: 0.5)
         if !quiet {
-            printSummary(summary, rate: capture.rate)
+            printSummary(summary, rate: recorder.format.sampleRate)
+            printSources(recorder.sources)
             if options.givenRate == nil && capture.rate != options.rate {
                 writeLine("rate: \(capture.rate) Hz, the rate \(container?.rawValue.capitalized ?? "") holds nearest to "
                           + "the default \(options.rate) Hz (-r chooses another it holds)")
@@ -317,6 +318,20 @@ struct Record: AsyncParsableCommand {
             }
         }
         if let error = summary.error { throw fail(error, hint: error.code == .fileExists ? "pass --force to replace it" : nil) }
+    }
+
+    /// One line per source of a several-source take: its channels, where it began, its clock, its losses.
+    private func printSources(_ sources: [SourceReport]) {
+        guard sources.count > 1 else { return }
+        for (number, source) in sources.enumerated() {
+            let channels = source.channelCount == 1 ? "channel \(source.firstChannel + 1)"
+                : "channels \(source.firstChannel + 1)-\(source.firstChannel + source.channelCount)"
+            let drift = number == 0 ? "the take's clock"
+                : source.driftPPM.map { "drift \(format($0, 1)) ppm" + (source.isCorrectingDrift ? ", corrected" : "") }
+                    ?? "drift not measured yet"
+            writeLine("source \(number + 1) \(source.name): \(channels), began \(format(source.startOffset * 1_000, 2)) ms in, "
+                      + "\(drift), dropped \(source.droppedFrames) frames, gaps \(source.gapFrames) frames")
+        }
     }
 
     private func printSummary(_ summary: RecordingSummary, rate: Int) {

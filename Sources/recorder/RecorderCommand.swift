@@ -103,9 +103,12 @@ func fail(_ error: RecorderError, hint: String? = nil) -> ExitCode {
 /// are numbers to validate (one line saying what to give), not a missing value followed by an option.
 struct CaptureOptions: ParsableArguments {
     @Option(name: [.customLong("source"), .customShort("d"), .customLong("device")], help: ArgumentHelp(
-        "Capture source: its name, its index, or its description (exact, or a unique beginning; any case). Default: the server's default source; see `recorder sources`. -d/--device as parecord calls it.",
+        "Capture source: its name, its index, or its description (exact, or a unique beginning; any case). Default: the server's default source; see `recorder sources`. -d/--device as parecord calls it. Repeat it for several sources in one take: their channels one after another, aligned, each kept on the first source's clock.",
         valueName: "source"))
-    var source: String?
+    var sources: [String] = []
+
+    @Flag(name: .customLong("no-drift-correction"), help: "Several sources: record each as captured (placed at its start, not resampled to the first source's clock); its drift is still measured and reported.")
+    var noDriftCorrection = false
 
     @OptionGroup var connection: ServerOption
 
@@ -120,8 +123,12 @@ struct CaptureOptions: ParsableArguments {
     /// The rate asked for, or the default (`record` puts an Opus take's default, 48000, in `givenRate`).
     var rate: Int { givenRate ?? 44_100 }
 
-    @Option(name: [.long, .customShort("c")], parsing: .unconditional, help: "Channel count, 1 to 32.")
-    var channels = 1
+    @Option(name: [.customLong("channels"), .customShort("c")], parsing: .unconditional,
+            help: "Channel count, 1 to 32 (several sources: from each; default, each source's own).")
+    var givenChannels: Int?
+
+    /// The channels asked for, or one.
+    var channels: Int { givenChannels ?? 1 }
 
     @Option(name: [.customLong("format"), .customShort("f")], help: ArgumentHelp(
         "Sample format the server delivers and the file holds: s16, s24, s32 or float (parecord's s24le, arecord's S24_3LE… name the same depths; the container sets the byte order).",
@@ -171,9 +178,23 @@ struct CaptureOptions: ParsableArguments {
 
     /// Connects and starts capturing, or reports the error and exits with its status.
     func startRecorder(maximumPreRoll: Double = 0) throws -> Recorder {
-        let source = try DeviceMatch.resolve(source, kind: "source") { () throws(RecorderError) in
-            try Recorder.sources(server: connection.server)
+        var resolved: [String] = []
+        for given in sources {
+            if let name = try DeviceMatch.resolve(given, kind: "source", list: { () throws(RecorderError) in
+                try Recorder.sources(server: connection.server)
+            }) { resolved.append(name) }
         }
+        if resolved.count > 1 {
+            do {
+                return try Recorder(sources: resolved, sampleRate: givenRate, sampleFormat: sampleFormat,
+                                    channelsPerSource: givenChannels, server: connection.server,
+                                    driftCorrection: !noDriftCorrection, maxQueueDuration: queueLimit,
+                                    reconnectTimeout: reconnect ? reconnectTimeout : nil, maximumPreRoll: maximumPreRoll)
+            } catch {
+                throw fail(error)
+            }
+        }
+        let source = resolved.first
         do {
             return try Recorder(format: try StreamFormat(sampleRate: rate, channelCount: channels, sampleFormat: sampleFormat),
                                 source: source, server: connection.server,

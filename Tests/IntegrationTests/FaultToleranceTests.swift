@@ -243,7 +243,7 @@ struct FaultToleranceTests {
             try recorder.record(to: path)
             let player = Task.detached { try? await server.play(directory + "/noise.wav") }
             // The handler holds on to the first loud buffer: capture fills the other buffers and stalls.
-            try await waitFor("capture to stall behind the held handler") { held.load(ordering: .relaxed) && recorder.capture.stalled.load(ordering: .acquiring) }
+            try await waitFor("capture to stall behind the held handler") { held.load(ordering: .relaxed) && recorder.capture.isStalled }
             await server.crash()
             release.signal()
             let began = monotonicSeconds()

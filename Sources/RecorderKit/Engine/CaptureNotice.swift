@@ -21,6 +21,8 @@ struct CaptureNotice: Sendable, Equatable {
     var kind: Kind
     var frame: Int64
     var count: Int64
+    /// The source it concerns, by its place among a take's sources (0 for a one-source recorder).
+    var source = 0
 }
 
 /// Notices between the threads, preallocated: none is lost. The producer is whoever holds the mainloop

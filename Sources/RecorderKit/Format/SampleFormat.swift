@@ -74,6 +74,30 @@ public enum SampleFormat: String, Sendable, CaseIterable {
         for index in 0..<count { out[index] = Float(value(bytes, index)) }
         return count
     }
+
+    /// Writes `values` (fractions of full scale) as big-endian samples at `out`, `bytesPerSample` each:
+    /// integers rounded and held at full scale, a NaN as 0. Allocates nothing.
+    func encode(_ values: UnsafeBufferPointer<Float>, into out: UnsafeMutableRawPointer) {
+        for (index, value) in values.enumerated() {
+            let clean = value.isNaN ? 0 : value
+            let bytes = out + index * bytesPerSample
+            switch self {
+            case .int16:
+                let sample = Int16(clamping: Int64((Double(clean) * 32_768).rounded()))
+                bytes.storeBytes(of: sample.bigEndian, as: Int16.self)
+            case .int24:
+                let sample = UInt32(bitPattern: Int32(clamping: min(8_388_607, max(-8_388_608, Int64((Double(clean) * 8_388_608).rounded())))))
+                bytes.storeBytes(of: UInt8(truncatingIfNeeded: sample >> 16), as: UInt8.self)
+                (bytes + 1).storeBytes(of: UInt8(truncatingIfNeeded: sample >> 8), as: UInt8.self)
+                (bytes + 2).storeBytes(of: UInt8(truncatingIfNeeded: sample), as: UInt8.self)
+            case .int32:
+                let sample = Int32(clamping: Int64((Double(clean) * 2_147_483_648).rounded()))
+                bytes.storeBytes(of: sample.bigEndian, as: Int32.self)
+            case .float32:
+                bytes.storeBytes(of: clean.bitPattern.bigEndian, as: UInt32.self)
+            }
+        }
+    }
 }
 
 extension UnsafeRawPointer {

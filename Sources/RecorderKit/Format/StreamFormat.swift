@@ -35,6 +35,14 @@ public struct StreamFormat: Hashable, Sendable {
         self.init(validSampleRate: sampleRate, channelCount: channelCount, sampleFormat: sampleFormat)
     }
 
+    /// The most channels a take from several sources holds in all (each source's stream: `maxChannels`).
+    public static let maxTakeChannels = 64
+
+    /// A several-source take's format: up to `maxTakeChannels` channels, the rate already checked.
+    init(takeRate: Int, channelCount: Int, sampleFormat: SampleFormat) {
+        self.init(validSampleRate: takeRate, channelCount: channelCount, sampleFormat: sampleFormat)
+    }
+
     private init(validSampleRate: Int, channelCount: Int, sampleFormat: SampleFormat = .int16) {
         self.sampleRate = validSampleRate
         self.channelCount = channelCount

@@ -16,6 +16,7 @@ extension CaptureStream {
         guard !closed.load(ordering: .acquiring) else { return }
         let complete = link.map { readAvailable($0.stream) } ?? filler.writeOwedSilence()
         answerFlush(complete: complete)
+        listener?.captureDidRead(self)
     }
 
     /// Takes fragments until libpulse has nothing readable or no buffer is free (returns false then).

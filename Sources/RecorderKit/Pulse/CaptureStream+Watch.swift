@@ -65,5 +65,6 @@ extension CaptureStream {
             found = true
         }
         if found { dataReady.post() }
+        listener?.captureDidRead(self)
     }
 }

@@ -19,6 +19,11 @@ import Synchronization
 /// `beginFlush`) and never reads libpulse's queue itself. Locking: other threads use `withLock` (the
 /// mainloop lock). Callbacks already hold it and never block. Apart from `record(to:)`'s position
 /// read, only the delivery thread calls in, and no call waits on the mainloop while holding anything else.
+/// Told by a record stream, on the mainloop thread with the lock held, that it has read.
+protocol CaptureListener: AnyObject {
+    func captureDidRead(_ capture: CaptureStream)
+}
+
 final class CaptureStream: CallbackTarget, @unchecked Sendable {
     // @unchecked Sendable: `link`, `filler`, `fragmentOffset`, `dropThreshold` and the drain fields are
     // touched only under the mainloop lock (callbacks, or `withLock`); the rest are atomics or immutable.
@@ -33,6 +38,10 @@ final class CaptureStream: CallbackTarget, @unchecked Sendable {
     let requestedQueueBytes: Int?
     let dataReady: Semaphore
     let connection: PulseConnection
+    /// False for a source of a `SourceGroup`: the group closes the connection its streams share.
+    let ownsConnection: Bool
+    /// A `SourceGroup` told after every read (on the mainloop thread, lock held); nil for one source.
+    weak var listener: (any CaptureListener)?
     var link: Link?
 
     var filler: BufferFiller
@@ -95,18 +104,25 @@ final class CaptureStream: CallbackTarget, @unchecked Sendable {
     /// The server connected to first, as libpulse names it.
     let serverName: String
 
+    /// Opens the stream on a new connection, or on `shared` (one of a `SourceGroup`'s, which closes it).
     init(format: StreamFormat, source: String?, server: String?, clientName: String, fragmentBytes: Int,
-         maxQueueBytes: Int?, pool: BufferPool, dataReady: Semaphore) throws(RecorderError) {
-        let connection = try PulseConnection(server: server, clientName: clientName)
+         maxQueueBytes: Int?, pool: BufferPool, dataReady: Semaphore, shared: PulseConnection? = nil) throws(RecorderError) {
+        let connection: PulseConnection
+        if let shared {
+            connection = shared
+        } else {
+            connection = try PulseConnection(server: server, clientName: clientName)
+        }
         let opened: (OpaquePointer, String)
         do {
             opened = try Self.openStream(on: connection, format: format, source: source,
                                          fragmentBytes: fragmentBytes, maxQueueBytes: maxQueueBytes)
         } catch {
-            connection.close()
+            if shared == nil { connection.close() }
             throw error
         }
         self.connection = connection
+        ownsConnection = shared == nil
         self.format = format
         self.fragmentBytes = fragmentBytes
         requestedQueueBytes = maxQueueBytes
@@ -230,6 +246,7 @@ final class CaptureStream: CallbackTarget, @unchecked Sendable {
         arrivalTime = now
         readAvailable(stream)
         if drainWaiting { dataReady.post() }
+        listener?.captureDidRead(self)
     }
 
     func suspendedChanged(_ stream: OpaquePointer?) {
@@ -367,6 +384,6 @@ final class CaptureStream: CallbackTarget, @unchecked Sendable {
             }
             return true
         }
-        if first { connection.close() }
+        if first && ownsConnection { connection.close() }
     }
 }

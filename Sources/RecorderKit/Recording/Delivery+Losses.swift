@@ -73,13 +73,13 @@ extension Delivery {
             let frame = capture.withLock { capture.framePosition($0) }
             state.outage = Outage(lostAt: lostAt, deadline: lostAt + Int64(min(reconnectTimeout, 1e9) * 1e9))
             events.yield(.captureInterrupted(RecorderError(.streamFailed,
-                "capture from '\(capture.sourceName)' was interrupted: the server closed the stream "
+                "capture from '\(capture.failedSourceName)' was interrupted: the server closed the stream "
                 + "(server gone or source removed); waiting up to \(seconds(reconnectTimeout)) s for it to come back"),
                 atFrame: frame))
             return
         }
         fail(RecorderError(.streamFailed,
-            "capture from '\(capture.sourceName)' stopped: the server closed the stream "
+            "capture from '\(capture.failedSourceName)' stopped: the server closed the stream "
             + "(server gone or source removed); check that the server is running"))
     }
 
@@ -92,7 +92,7 @@ extension Delivery {
             guard monotonicNanoseconds() >= outage.deadline else { return }
             state.outage = nil
             fail(RecorderError(.streamFailed,
-                "capture from '\(capture.sourceName)' stopped: the server or source did not come back within "
+                "capture from '\(capture.failedSourceName)' stopped: the server or source did not come back within "
                 + "\(seconds(reconnectTimeout ?? 0)) s (last attempt: \(error.message)); check that the server is running",
                 underlying: error.underlyingError))
         }

@@ -72,7 +72,7 @@ extension Delivery {
                 // Cannot happen (every buffer not being filled is queued): end at what is held.
             case nil:
                 let now = monotonicNanoseconds()
-                if !capture.closed.load(ordering: .acquiring) && now - asked < Self.flushAnswerLimit {
+                if !capture.isClosed && now - asked < Self.flushAnswerLimit {
                     worker.wake.wait(until: min(asked + Self.flushAnswerLimit, now + 100_000_000))
                     continue
                 }
@@ -81,7 +81,7 @@ extension Delivery {
             // here (libpulse is not touched), so what it holds is delivered with the rest.
             return capture.withLock { lock in
                 capture.cancelFlush(lock)
-                capture.filler.handOff()
+                capture.handOffPartial(lock)
                 return capture.framePosition(lock)
             }
         }

@@ -58,7 +58,7 @@ final class Delivery: WorkerBody {
     let lastDrain = Locked<Int64?>(nil)
 
     let pool: BufferPool
-    let capture: CaptureStream
+    let capture: any CaptureSide
     let state: DeliveryState
     /// The last frames delivered, for pre-roll; nil when the recorder keeps none.
     let preRoll: PreRollRing?
@@ -71,7 +71,7 @@ final class Delivery: WorkerBody {
     /// one of its iterations): only a mainloop that stopped running reaches it.
     static let flushAnswerLimit: Int64 = 10_000_000_000
 
-    init(format: StreamFormat, pool: BufferPool, capture: CaptureStream, wake: Semaphore,
+    init(format: StreamFormat, pool: BufferPool, capture: any CaptureSide, wake: Semaphore,
          reconnectTimeout: Double?, preRollFrames: Int = 0) {
         self.format = format
         maximumPreRollFrames = Int64(max(0, preRollFrames))
@@ -187,7 +187,7 @@ final class Delivery: WorkerBody {
         serviceStop()
         let shutdown = control.withLock { $0.shutdownRequested }
         if !shutdown && !state.stopNow {
-            if capture.failed.load(ordering: .acquiring) && state.outage == nil && !state.failureReported {
+            if capture.isFailed && state.outage == nil && !state.failureReported {
                 captureLost()
             }
             if let outage = state.outage {
@@ -244,7 +244,7 @@ final class Delivery: WorkerBody {
         // Pairs with the fence in CaptureStream.readAvailable: either it sees this buffer, or we see
         // `stalled` and resume it.
         atomicMemoryFence(ordering: .sequentiallyConsistent)
-        if capture.stalled.load(ordering: .sequentiallyConsistent) {
+        if capture.isStalled {
             capture.resume()
         }
     }

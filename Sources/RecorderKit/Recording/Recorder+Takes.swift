@@ -175,7 +175,7 @@ extension Recorder {
                 // A file that begins now begins a buffer: the one being filled is handed on as it is, so the
                 // file's buffers (its readings, the command's --levels-json lines) are whole from its first
                 // frame, whenever the call comes.
-                if trigger == nil, start == capture.framePosition(lock) { capture.filler.handOff() }
+                if trigger == nil, start == capture.framePosition(lock) { capture.handOffPartial(lock) }
                 let takes = trigger.map { trigger in
                     TakeTrigger(trigger: trigger, hangFrames: format.frames(seconds: trigger.hang) ?? 0,
                                 preRollFrames: preRollFrames, start: start)

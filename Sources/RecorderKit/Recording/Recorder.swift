@@ -43,7 +43,7 @@ public final class Recorder: AudioMetering, Sendable {
     /// The meters (see `AudioMetering`), fed by the delivery thread with every buffer captured.
     public let metering: Metering
 
-    let capture: CaptureStream
+    let capture: any CaptureSide
     let delivery: Delivery
     let lifecycle = Locked(Lifecycle())
     /// AVAudioRecorder's side: the path `record()` records to, and the last failure of its calls.
@@ -109,10 +109,43 @@ public final class Recorder: AudioMetering, Sendable {
     ///   - clientName: the application name the server shows for the stream (`pactl list source-outputs`).
     /// - Throws: `RecorderError` (`.invalidFormat`, `.serverUnreachable`, `.sourceNotFound`,
     ///   `.streamFailed`) with a one-line message.
-    public init(format: StreamFormat = .default, source: String? = nil, server: String? = nil,
-                bufferCount: Int = 3, bufferDuration: Double = 0.1,
-                maxQueueDuration: Double? = nil, reconnectTimeout: Double? = nil, maximumPreRoll: Double = 0,
-                clientName: String = "recorder") throws(RecorderError) {
+    public convenience init(format: StreamFormat = .default, source: String? = nil, server: String? = nil,
+                            bufferCount: Int = 3, bufferDuration: Double = 0.1,
+                            maxQueueDuration: Double? = nil, reconnectTimeout: Double? = nil, maximumPreRoll: Double = 0,
+                            clientName: String = "recorder") throws(RecorderError) {
+        let bufferFrames = try Self.checkSettings(format: format, bufferCount: bufferCount, bufferDuration: bufferDuration,
+                                                  maxQueueDuration: maxQueueDuration, reconnectTimeout: reconnectTimeout,
+                                                  maximumPreRoll: maximumPreRoll)
+        let capacityBytes = bufferFrames * format.bytesPerFrame
+        let pool = BufferPool(count: bufferCount, capacityBytes: capacityBytes)
+        let wake = Semaphore()
+        let capture = try CaptureStream(format: format, source: source, server: server, clientName: clientName,
+                                        fragmentBytes: capacityBytes,
+                                        maxQueueBytes: maxQueueDuration.map { Int(format.frames(seconds: $0) ?? 0) * format.bytesPerFrame },
+                                        pool: pool, dataReady: wake)
+        try self.init(format: format, capture: capture, pool: pool, wake: wake, bufferFrames: bufferFrames,
+                      reconnectTimeout: reconnectTimeout, maximumPreRoll: maximumPreRoll)
+    }
+
+    /// Starts delivery over a capture side that is already capturing (closed if delivery cannot start).
+    init(format: StreamFormat, capture: any CaptureSide, pool: BufferPool, wake: Semaphore, bufferFrames: Int,
+         reconnectTimeout: Double?, maximumPreRoll: Double) throws(RecorderError) {
+        self.format = format
+        self.capture = capture
+        bufferCount = pool.count
+        bufferFrameCapacity = bufferFrames
+        sourceName = capture.sourceName
+        serverName = capture.serverName
+        delivery = Delivery(format: format, pool: pool, capture: capture, wake: wake,
+                            reconnectTimeout: reconnectTimeout,
+                            preRollFrames: Int(format.frames(seconds: maximumPreRoll) ?? 0))
+        metering = Metering(readout: delivery.readout)
+        try delivery.start()
+    }
+
+    /// Checks the recorder's settings before anything connects; returns the buffer's length in frames.
+    static func checkSettings(format: StreamFormat, bufferCount: Int, bufferDuration: Double, maxQueueDuration: Double?,
+                              reconnectTimeout: Double?, maximumPreRoll: Double) throws(RecorderError) -> Int {
         guard (2...64).contains(bufferCount) else {
             throw RecorderError(.invalidFormat, "invalid buffer count \(bufferCount): use 2 to 64 buffers")
         }
@@ -132,23 +165,7 @@ public final class Recorder: AudioMetering, Sendable {
             throw RecorderError(.invalidFormat,
                 "invalid pre-roll \(maximumPreRoll) s: use \(Int(Self.preRollRange.lowerBound)) to \(Int(Self.preRollRange.upperBound)) seconds")
         }
-        self.format = format
-        self.bufferCount = bufferCount
-        bufferFrameCapacity = bufferFrames
-        let capacityBytes = bufferFrameCapacity * format.bytesPerFrame
-        let pool = BufferPool(count: bufferCount, capacityBytes: capacityBytes)
-        let wake = Semaphore()
-        capture = try CaptureStream(format: format, source: source, server: server, clientName: clientName,
-                                    fragmentBytes: capacityBytes,
-                                    maxQueueBytes: maxQueueDuration.map { Int(format.frames(seconds: $0) ?? 0) * format.bytesPerFrame },
-                                    pool: pool, dataReady: wake)
-        sourceName = capture.sourceName
-        serverName = capture.serverName
-        delivery = Delivery(format: format, pool: pool, capture: capture, wake: wake,
-                            reconnectTimeout: reconnectTimeout,
-                            preRollFrames: Int(format.frames(seconds: maximumPreRoll) ?? 0))
-        metering = Metering(readout: delivery.readout)
-        try delivery.start()
+        return bufferFrames
     }
 
     deinit { stop() }
@@ -273,16 +290,16 @@ public final class Recorder: AudioMetering, Sendable {
 
     /// Frames lost in capture since it began (holes reported by the server, or dropped because the
     /// receive queue was about to overflow), each replaced by silence.
-    public var droppedFrames: Int64 { capture.droppedFrames.frames }
+    public var droppedFrames: Int64 { capture.droppedFrameCount }
 
     /// Frames of silence written for reconnection gaps since capture began.
-    public var gapFrames: Int64 { capture.gapFrames.frames }
+    public var gapFrames: Int64 { capture.gapFrameCount }
 
     /// How long a frame takes from being captured to being delivered (seconds): the source's latency at
     /// the server's last timing answer, plus one buffer (a frame waits for its buffer to fill); nil
     /// before the server has answered (within a second of the start). Any thread.
     public var captureLatency: Double? {
-        let microseconds = capture.sourceLatency.load(ordering: .relaxed)
+        let microseconds = capture.latencyMicroseconds
         guard microseconds >= 0 else { return nil }
         return Double(microseconds) / 1e6 + Double(bufferFrameCapacity) / Double(format.sampleRate)
     }

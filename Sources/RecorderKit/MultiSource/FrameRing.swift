@@ -1,0 +1,68 @@
+// A preallocated ring of whole frames of bytes, used by one thread: a source's audio waiting to join the take.
+import Glibc
+
+/// Frames of `bytesPerFrame` bytes, first in first out, in storage allocated once. Pushing never
+/// allocates: it takes what fits. One thread at a time (the mainloop thread, or one holding its lock).
+final class FrameRing {
+    let bytesPerFrame: Int
+    let capacity: Int
+    private let storage: UnsafeMutableRawPointer
+    private var head = 0
+    private(set) var count = 0
+
+    init(capacityFrames: Int, bytesPerFrame: Int) {
+        self.bytesPerFrame = bytesPerFrame
+        capacity = max(1, capacityFrames)
+        storage = .allocate(byteCount: capacity * bytesPerFrame, alignment: 16)
+    }
+
+    deinit { storage.deallocate() }
+
+    var room: Int { capacity - count }
+
+    /// Appends up to `frames` frames from `bytes` (nil: silence); returns how many it took.
+    @discardableResult
+    func push(_ bytes: UnsafeRawPointer?, frames: Int) -> Int {
+        let taken = min(max(0, frames), room)
+        var done = 0
+        while done < taken {
+            let tail = (head + count) % capacity
+            let run = min(taken - done, capacity - tail)
+            let destination = storage + tail * bytesPerFrame
+            if let bytes {
+                destination.copyMemory(from: bytes + done * bytesPerFrame, byteCount: run * bytesPerFrame)
+            } else {
+                memset(destination, 0, run * bytesPerFrame)
+            }
+            done += run
+            count += run
+        }
+        return taken
+    }
+
+    /// Copies the first `frames` frames (at most `count`) to `destination`, leaving them in the ring;
+    /// each frame goes `stride` bytes after the one before (the take's interleaved layout).
+    func peek(_ frames: Int, into destination: UnsafeMutableRawPointer, stride: Int) {
+        for frame in 0..<min(frames, count) {
+            let source = storage + ((head + frame) % capacity) * bytesPerFrame
+            (destination + frame * stride).copyMemory(from: source, byteCount: bytesPerFrame)
+        }
+    }
+
+    /// Forgets the first `frames` frames.
+    func discard(_ frames: Int) {
+        let gone = min(max(0, frames), count)
+        head = (head + gone) % capacity
+        count -= gone
+    }
+
+    /// Copies the last `frames` frames (at most `count`) to `destination`, contiguous, oldest first.
+    func copyLast(_ frames: Int, into destination: UnsafeMutableRawPointer) -> Int {
+        let wanted = min(frames, count)
+        for frame in 0..<wanted {
+            let source = storage + ((head + count - wanted + frame) % capacity) * bytesPerFrame
+            (destination + frame * bytesPerFrame).copyMemory(from: source, byteCount: bytesPerFrame)
+        }
+        return wanted
+    }
+}

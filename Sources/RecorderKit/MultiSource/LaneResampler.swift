@@ -1,0 +1,68 @@
+// libsoxr's variable-rate mode for one source: the adaptive resampler that keeps a drifting source on the take's clock.
+import CSoxr
+
+/// A source's frames resampled at a ratio that may change every call (libsoxr's `SOXR_VR` quality, the
+/// mode sox and ffmpeg's `aresample=async` build on), as floats, interleaved. Buffers are allocated once.
+///
+/// soxr's output is aligned with its input (its filter delay is compensated, to within 1.6 frames as
+/// measured): output frame k stands for input position k × ratio from where feeding began. So a
+/// resampler started `primed` frames before the position it is to continue from skips the outputs that
+/// stand for those frames, and joins the source's audio without a jump.
+final class LaneResampler {
+    let channels: Int
+    /// The largest ratio change asked for (input frames per output frame), either way.
+    static let maximumDeviation = 0.005
+    private let soxr: soxr_t
+    private let input: UnsafeMutablePointer<Float>
+    private let output: UnsafeMutablePointer<Float>
+    let chunkFrames: Int
+    /// Outputs still to skip (they stand for the priming frames).
+    private var skip: Int
+
+    /// Nil when libsoxr refuses (no memory).
+    init?(channels: Int, chunkFrames: Int, ratio: Double, primed: Int) {
+        var error: soxr_error_t?
+        var io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
+        var quality = soxr_quality_spec(UInt(SOXR_HQ), UInt(SOXR_VR))
+        guard let made = soxr_create(1 + Self.maximumDeviation * 2, 1, UInt32(channels), &error, &io, &quality, nil),
+              error == nil else { return nil }
+        soxr = made
+        self.channels = channels
+        self.chunkFrames = chunkFrames
+        input = .allocate(capacity: chunkFrames * channels)
+        output = .allocate(capacity: (chunkFrames * 2 + 1_024) * channels)
+        skip = Int((Double(primed) / ratio).rounded())
+        soxr_set_io_ratio(soxr, ratio, 0)
+    }
+
+    deinit {
+        soxr_delete(soxr)
+        input.deallocate()
+        output.deallocate()
+    }
+
+    /// Where to put up to `chunkFrames` frames for `process`.
+    var inputBuffer: UnsafeMutablePointer<Float> { input }
+
+    /// Resamples the `frames` frames placed in `inputBuffer` at `ratio` (input frames per output frame);
+    /// returns the outputs (after any still to skip), valid until the next call. soxr keeps a few
+    /// hundred frames inside, given out by later calls.
+    func process(frames: Int, ratio: Double) -> UnsafeBufferPointer<Float> {
+        soxr_set_io_ratio(soxr, ratio, 0)
+        var used = 0
+        var produced = 0
+        let room = chunkFrames * 2 + 1_024
+        while used < frames && produced < room {
+            var consumed = 0
+            var done = 0
+            _ = soxr_process(soxr, input + used * channels, frames - used, &consumed,
+                             output + produced * channels, room - produced, &done)
+            used += consumed
+            produced += done
+            if consumed == 0 && done == 0 { break }
+        }
+        let skipped = min(skip, produced)
+        skip -= skipped
+        return UnsafeBufferPointer(start: output + skipped * channels, count: (produced - skipped) * channels)
+    }
+}

@@ -1,0 +1,279 @@
+// Several sources in one take: one record stream per source on one connection, placed by when each captured,
+// kept on the first source's clock, and joined frame by frame into the recorder's buffers.
+import Glibc
+import Synchronization
+
+/// The capture side of a take from several sources. Each source has its own record stream (a
+/// `CaptureStream` with its own buffers, so each keeps its own losses, suspensions and reconnection),
+/// all on one connection and so one mainloop thread. After every read there, the group moves what every
+/// source has captured into the recorder's buffers, each source's channels after the one before, as
+/// far as every source has frames for: a take frame is written once all its sources' frames are there.
+///
+/// Placement: the group asks the server where each stream's capture stands, every source in the same
+/// mainloop iteration (ten times a second at first, then once a second). From the first answers it
+/// places each source's first frame on the take (`align`), so one sound reaching every source at once
+/// lands on one frame; from all of them it follows each source's clock against the first's
+/// (`LaneClock`), and a source that drifts is resampled to stay where the first source's clock says
+/// (see `SourceLane`).
+///
+/// Joining runs on the mainloop thread: copies and, for a drifting source, libsoxr's resampling of
+/// each buffer into storage allocated at the start; nothing waits, nothing allocates, no disk or user
+/// code. (Resampling there is what PipeWire does in its graph thread and JACK's alsa_in in its process
+/// callback.) Every other call runs under the mainloop lock.
+final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecked Sendable {
+    // @unchecked Sendable: `filler`, `flush`, `aligned`, the round fields and the lanes' mutable state are
+    // touched only under the mainloop lock (callbacks, or `withLock`); the rest are atomics or immutable.
+    let connection: PulseConnection
+    let lanes: [SourceLane]
+    let format: StreamFormat
+    let pool: BufferPool
+    let dataReady: Semaphore
+    var filler: BufferFiller
+    let notices = NoticeRing()
+    let stalled = Atomic<Bool>(false)
+    let closed = Atomic<Bool>(false)
+    var wake = MainloopWake.none
+    var flush: CaptureStream.Flush?
+    var timer: OpaquePointer?
+    var round = 0
+    private var completedRound = 0
+    /// The first source's frames per nanosecond of the server's clock (measured once a second).
+    private var referenceRate: Double
+    private var referenceMark: (time: Int64, frames: Double)?
+    private(set) var aligned = false
+    private let scratch: UnsafeMutableRawPointer
+    private let scratchFrames = 4_096
+
+    let sourceName: String
+    var serverName: String { connection.serverName }
+
+    /// Opens one stream per source (each source's own channels, unless `channelsPerSource`), at the
+    /// take's rate and sample format. Throws the first source that cannot be opened, with every stream
+    /// closed.
+    init(sources: [String], channels: [Int], rate: Int, sampleFormat: SampleFormat, connection: PulseConnection,
+         bufferFrames: Int, maxQueueFrames: Int?, pool: BufferPool, dataReady: Semaphore,
+         correctsDrift: Bool) throws(RecorderError) {
+        self.connection = connection
+        format = StreamFormat(takeRate: rate, channelCount: channels.reduce(0, +), sampleFormat: sampleFormat)
+        self.pool = pool
+        self.dataReady = dataReady
+        filler = BufferFiller(pool: pool, bytesPerFrame: format.bytesPerFrame, dataReady: dataReady)
+        referenceRate = Double(rate) / 1e9
+        scratch = .allocate(byteCount: scratchFrames * format.bytesPerFrame, alignment: 16)
+        var made: [SourceLane] = []
+        for (index, source) in sources.enumerated() {
+            do throws(RecorderError) {
+                let laneFormat = try StreamFormat(sampleRate: rate, channelCount: channels[index], sampleFormat: sampleFormat)
+                let lanePool = BufferPool(count: 4, capacityBytes: bufferFrames * laneFormat.bytesPerFrame)
+                let capture = try CaptureStream(format: laneFormat, source: source, server: nil, clientName: "",
+                                                fragmentBytes: bufferFrames * laneFormat.bytesPerFrame,
+                                                maxQueueBytes: maxQueueFrames.map { $0 * laneFormat.bytesPerFrame },
+                                                pool: lanePool, dataReady: dataReady, shared: connection)
+                made.append(SourceLane(index: index, capture: capture, format: laneFormat, correctsDrift: correctsDrift))
+            } catch {
+                for lane in made { lane.capture.close() }
+                scratch.deallocate()
+                throw error
+            }
+        }
+        lanes = made
+        sourceName = made.map(\.capture.sourceName).joined(separator: ", ")
+        connection.withLock { lock in
+            wake = MainloopWake(on: connection, userdata: userdata, lock) { api, event, userdata in
+                MainloopWake.settle(api, event)
+                SourceGroup.from(userdata)?.woke()
+            }
+            for lane in lanes {
+                lane.group = self
+                lane.capture.listener = self
+            }
+            startTimer(lock)
+        }
+    }
+
+    deinit {
+        close()
+        scratch.deallocate()
+    }
+
+    // MARK: Joining (the mainloop thread, lock held)
+
+    func captureDidRead(_ capture: CaptureStream) { mix(.inCallback) }
+
+    /// The group's wake-up: a consumer freed a buffer, or a stop asks for a flush.
+    func woke() {
+        guard !closed.load(ordering: .acquiring) else { return }
+        let lock = MainloopLock.inCallback
+        guard flush != nil else { return mix(lock) }
+        // A flush: every source hands on what it holds, and the take takes all it can, until it stands
+        // still (or reaches the target).
+        var last: Int64 = -1
+        while filler.framePosition != last {
+            last = filler.framePosition
+            for lane in lanes {
+                if let link = lane.capture.link { lane.capture.readAvailable(link.stream) }
+                lane.capture.filler.handOff()
+            }
+            mix(lock)
+            if let target = flush?.target, filler.framePosition >= target { break }
+        }
+        answerFlush()
+    }
+
+    /// Moves every source's captured frames into the take's buffers, as far as all have them.
+    func mix(_ lock: MainloopLock) {
+        guard aligned, !closed.load(ordering: .acquiring) else { return }
+        forwardNotices()
+        let referenceOffset = lanes[0].offset
+        while true {
+            let position = filler.framePosition
+            var frames = scratchFrames
+            for lane in lanes {
+                lane.pump(takeTail: position + Int64(lane.ready.count), referenceOffset: referenceOffset, lock)
+                frames = min(frames, lane.ready.count)
+            }
+            guard frames > 0 else {
+                stalled.store(false, ordering: .releasing)
+                return
+            }
+            var offset = 0
+            for lane in lanes {
+                lane.ready.peek(frames, into: scratch + offset, stride: format.bytesPerFrame)
+                offset += lane.format.bytesPerFrame
+            }
+            let taken = filler.append(scratch, frames * format.bytesPerFrame) / format.bytesPerFrame
+            for lane in lanes { lane.ready.discard(taken) }
+            if taken < frames {
+                // No free buffer: as the record stream does (see `CaptureStream.readAvailable`).
+                stalled.store(true, ordering: .sequentiallyConsistent)
+                atomicMemoryFence(ordering: .sequentiallyConsistent)
+                if pool.free.isEmptyForConsumer { return }
+            }
+        }
+    }
+
+    /// Each source's notices, placed on the take and marked with the source.
+    private func forwardNotices() {
+        for lane in lanes {
+            while var notice = lane.capture.notices.pop() {
+                notice.frame = takeFrame(of: Double(notice.frame), in: lane)
+                notice.source = lane.index
+                notices.push(notice)
+                dataReady.post()
+            }
+        }
+    }
+
+    /// The take frame that source frame `frame` of `lane` lands on (at its present ratio).
+    func takeFrame(of frame: Double, in lane: SourceLane) -> Int64 {
+        let tail = filler.framePosition + Int64(lane.ready.count)
+        return tail + Int64((frame - lane.inputPositionNow).rounded())
+    }
+
+    // MARK: Placement (the mainloop thread, lock held)
+
+    /// A source answered; the round is complete once every source has.
+    func laneAnswered(_ lane: SourceLane) {
+        if lanes.allSatisfy({ $0.observation?.round == round }) { completeRound() }
+    }
+
+    /// Adds this round's answers to each source's clock (the first source's position taken at each
+    /// source's moment), and places the sources once each has two answers with data flowing.
+    func completeRound() {
+        guard completedRound < round else { return }
+        completedRound = round
+        guard let reference = lanes[0].observation, reference.round == round, reference.flowing else { return }
+        if let mark = referenceMark {
+            if reference.time - mark.time >= 900_000_000 {
+                let measured = (reference.frames - mark.frames) / Double(reference.time - mark.time)
+                if measured.isFinite, measured > 0 { referenceRate = measured }
+                referenceMark = (reference.time, reference.frames)
+            }
+        } else {
+            referenceMark = (reference.time, reference.frames)
+        }
+        for lane in lanes.dropFirst() {
+            guard let observed = lane.observation, observed.round == round, observed.flowing else { continue }
+            let first = reference.frames + Double(observed.time - reference.time) * referenceRate
+            lane.clock.add(reference: first, difference: observed.frames - first)
+            lane.driftMicro.store(Int64((lane.clock.ppm * 1_000).rounded()), ordering: .relaxed)
+            if lane.clock.slope != 0 { lane.driftKnown.store(true, ordering: .relaxed) }
+        }
+        if !aligned, lanes.dropFirst().allSatisfy({ $0.clock.count >= Self.placingRounds }) {
+            align()
+            mix(.inCallback)
+        }
+    }
+
+    /// Answers averaged to place the sources (each scatters ±0.25 ms): the take's first buffer waits for
+    /// them, about a second.
+    static let placingRounds = 8
+
+    /// Places each source's first frame on the take: the take begins with the source that began first,
+    /// and every other begins with silence for as long as it began after it.
+    private func align() {
+        let differences = lanes.map { $0.index == 0 ? 0 : $0.clock.meanDifferenceSoFar.rounded() }
+        let first = max(0, differences.max() ?? 0)
+        for (lane, difference) in zip(lanes, differences) {
+            lane.place(at: Int64(first - difference))
+        }
+        aligned = true
+    }
+
+    // MARK: CaptureSide
+
+    var isFailed: Bool { lanes.contains { $0.capture.failed.load(ordering: .acquiring) } }
+    var failedSourceName: String {
+        lanes.first { $0.capture.failed.load(ordering: .acquiring) }?.capture.sourceName ?? sourceName
+    }
+    var isClosed: Bool { closed.load(ordering: .acquiring) }
+    var isStalled: Bool { stalled.load(ordering: .sequentiallyConsistent) }
+    func resume() { withLock { wake.request($0) } }
+    var droppedFrameCount: Int64 { lanes.reduce(0) { $0 + $1.capture.droppedFrames.frames } }
+    var gapFrameCount: Int64 { lanes.reduce(0) { $0 + $1.capture.gapFrames.frames } }
+    var latencyMicroseconds: Int64 { lanes[0].capture.sourceLatency.load(ordering: .relaxed) }
+
+    func withLock<T>(_ body: (MainloopLock) -> T) -> T { connection.withLock(body) }
+    func framePosition(_ lock: MainloopLock) -> Int64 { filler.framePosition }
+    func handOffPartial(_ lock: MainloopLock) { filler.handOff() }
+
+    /// The take frame being captured now, by the first source.
+    func positionNow(_ lock: MainloopLock) -> Int64 {
+        aligned ? lanes[0].capture.positionNow(lock) + lanes[0].offset : filler.timelineFrames
+    }
+
+    func frameCaptured(at time: Int64, _ lock: MainloopLock) -> Int64 {
+        lanes[0].capture.frameCaptured(at: time, lock) + (aligned ? lanes[0].offset : 0)
+    }
+
+    func currentSourceName(_ lock: MainloopLock) -> String {
+        lanes.map { $0.capture.currentSourceName(lock) }.joined(separator: ", ")
+    }
+
+    /// Releases every failed stream; returns when the earliest of them stopped capturing.
+    func detachFailed() -> Int64 {
+        lanes.filter { $0.capture.failed.load(ordering: .acquiring) }.map { $0.capture.detachFailed() }.min() ?? monotonicNanoseconds()
+    }
+
+    /// Reconnects every source that has no stream; returns the longest gap.
+    func reconnect(lostAt: Int64) throws(RecorderError) -> Int64 {
+        var gap: Int64 = 0
+        for lane in lanes where withLock({ _ in lane.capture.link == nil }) {
+            gap = max(gap, try lane.capture.reconnect(lostAt: lostAt))
+        }
+        return gap
+    }
+
+    func close() {
+        let first = withLock { lock -> Bool in
+            guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return false }
+            wake.free(lock)
+            stopTimer(lock)
+            for lane in lanes { lane.cancelTiming(lock) }
+            return true
+        }
+        guard first else { return }
+        for lane in lanes { lane.capture.close() }
+        connection.close()
+    }
+}

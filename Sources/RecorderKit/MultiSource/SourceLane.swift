@@ -1,0 +1,198 @@
+// One source of a several-source take: its record stream, its clock against the first source, and its frames on
+// their way into the take (as captured, or through the adaptive resampler once its clock drifts).
+import Glibc
+import Synchronization
+
+/// A source of a `SourceGroup`. Everything here runs on the mainloop thread with the lock held (the
+/// stream's callbacks, the group's mixing), except the figures `report` reads (atomics).
+///
+/// Invariant: the first frame of `ready` is the take frame the group writes next, and `inputPosition`
+/// is the source frame the end of `ready` stands for. A source is placed on the take at `offset` (the
+/// take frame of its frame 0, from when each source captured, see `SourceGroup.align`); from there it
+/// passes as captured, byte for byte, until its clock has drifted `deadband` frames from the first
+/// source's, and from then on through libsoxr at the ratio that keeps it where the first source's clock
+/// says it should be.
+final class SourceLane: CallbackTarget {
+    let index: Int
+    let capture: CaptureStream
+    /// The stream's format: the take's rate and sample format, the source's channels.
+    let format: StreamFormat
+    /// Frames ready for the take, in the stream's format.
+    let ready: FrameRing
+    /// The last frames passed as captured: the resampler is primed with them when it takes over.
+    private let history: FrameRing
+    private var current: Int?
+    private var currentOffset = 0
+    /// Take frame of the source's frame 0 (known once aligned).
+    var offset: Int64 = 0
+    /// Silence still to go before the source's first frame (it began after the take did).
+    var leadingSilence: Int64 = 0
+    /// The source frame the end of `ready` stands for.
+    private(set) var inputPosition = 0.0
+    var clock: LaneClock
+    private(set) var resampler: LaneResampler?
+    let correctsDrift: Bool
+    /// How far (frames) the source may drift before the resampler takes over: 0.5 ms, past what the
+    /// server's timing answers scatter (±0.25 ms between two monitors of one clock), judged once ten
+    /// seconds of them are fitted.
+    let deadband: Double
+    /// Decoding and encoding room: `chunkFrames` frames of floats, and of bytes.
+    private let chunkFrames = 4_096
+    private let bytes: UnsafeMutableRawPointer
+    private let history0: UnsafeMutableRawPointer
+
+    // Timing rounds (see `SourceGroup`): the server's answer for this source, per round.
+    var timingOperation: OpaquePointer?
+    /// At `time` (the server's clock, ns) the source had captured `frames` frames; `flowing`: data had
+    /// reached the stream by then.
+    var observation: (round: Int, time: Int64, frames: Double, flowing: Bool)?
+    weak var group: SourceGroup?
+    /// The round the request out belongs to.
+    var pendingRound = 0
+
+    /// Figures for `SourceReport`, read from any thread.
+    let offsetFrames = Atomic<Int64>(0)
+    let driftMicro = Atomic<Int64>(0)  // ppm × 1 000
+    /// Set once the clock claims a slope (a second of audio observed).
+    let driftKnown = Atomic<Bool>(false)
+    let correcting = Atomic<Bool>(false)
+
+    init(index: Int, capture: CaptureStream, format: StreamFormat, correctsDrift: Bool) {
+        self.index = index
+        self.capture = capture
+        self.format = format
+        self.correctsDrift = correctsDrift
+        // Room for two seconds, or four buffers if more: a source whose fragments are larger than the
+        // others' keeps theirs waiting (in their buffers and libpulse's queue, not here).
+        let bufferFrames = capture.pool.capacityBytes / format.bytesPerFrame
+        ready = FrameRing(capacityFrames: max(2 * format.sampleRate, 4 * bufferFrames) + 2 * chunkFrames,
+                          bytesPerFrame: format.bytesPerFrame)
+        history = FrameRing(capacityFrames: 2_048, bytesPerFrame: format.bytesPerFrame)
+        clock = LaneClock(minimumSpread: 10 * Double(format.sampleRate))
+        deadband = Double(format.sampleRate) * 0.000_5
+        bytes = .allocate(byteCount: 2 * (chunkFrames * 2 + 1_024) * format.bytesPerFrame, alignment: 16)
+        history0 = .allocate(byteCount: 2_048 * format.bytesPerFrame, alignment: 16)
+    }
+
+    deinit {
+        bytes.deallocate()
+        history0.deallocate()
+    }
+
+    var isResampling: Bool { resampler != nil }
+
+    /// The source frame the end of `ready` stands for.
+    var inputPositionNow: Double { inputPosition }
+
+    /// Places the source's frame 0 at take frame `offset` (0 or more): silence goes before it.
+    func place(at offset: Int64) {
+        self.offset = offset
+        leadingSilence = offset
+        inputPosition = -Double(offset)
+        offsetFrames.store(offset, ordering: .relaxed)
+    }
+
+    /// Moves captured frames into `ready` while it has room. `takeTail` is the take frame the end of
+    /// `ready` stands for; `referenceOffset`, the first source's `offset`.
+    func pump(takeTail: Int64, referenceOffset: Int64, _ lock: MainloopLock) {
+        var tail = takeTail
+        while ready.room > 0 {
+            if leadingSilence > 0 {
+                let pushed = ready.push(nil, frames: Int(min(leadingSilence, Int64(ready.room))))
+                leadingSilence -= Int64(pushed)
+                inputPosition += Double(pushed)
+                tail += Int64(pushed)
+                continue
+            }
+            guard let (data, frames) = nextInput(lock) else { return }
+            let error = index == 0 ? 0 : target(takeFrame: tail, referenceOffset: referenceOffset) - inputPosition
+            if resampler == nil, correctsDrift, index > 0, clock.spread >= 10 * Double(format.sampleRate), abs(error) >= deadband {
+                engage(ratio: ratio(error: error))
+            }
+            if let resampler {
+                let ratio = ratio(error: error)
+                let frames = min(frames, chunkFrames)
+                // Outputs: about frames / ratio, plus what soxr held back.
+                guard Double(ready.room) >= Double(frames) / ratio + 1_100 else { return }
+                _ = format.sampleFormat.decode(UnsafeRawBufferPointer(start: data, count: frames * format.bytesPerFrame),
+                                               into: UnsafeMutableBufferPointer(start: resampler.inputBuffer,
+                                                                                count: frames * format.channelCount))
+                let out = resampler.process(frames: frames, ratio: ratio)
+                format.sampleFormat.encode(out, into: bytes)
+                let produced = out.count / format.channelCount
+                ready.push(bytes, frames: produced)
+                inputPosition += Double(produced) * ratio
+                tail += Int64(produced)
+                consume(frames, lock)
+            } else {
+                let taken = ready.push(data, frames: frames)
+                if history.room < taken { history.discard(taken - history.room) }
+                history.push(data + max(0, taken - history.capacity) * format.bytesPerFrame, frames: min(taken, history.capacity))
+                inputPosition += Double(taken)
+                tail += Int64(taken)
+                consume(taken, lock)
+            }
+        }
+    }
+
+    /// The source frame that take frame `takeFrame` stands for, by the fitted clock.
+    func target(takeFrame: Int64, referenceOffset: Int64) -> Double {
+        let reference = Double(takeFrame - referenceOffset)
+        return reference + clock.difference(at: reference)
+    }
+
+    /// Input frames per output frame: the measured rate, and a pull toward the target that closes an
+    /// error in about four seconds of audio; within ±0.5 %.
+    private func ratio(error: Double) -> Double {
+        let ratio = 1 + clock.slope + error / (4 * Double(format.sampleRate))
+        return min(1 + LaneResampler.maximumDeviation, max(1 - LaneResampler.maximumDeviation, ratio))
+    }
+
+    /// The resampler takes over, primed with the frames just passed so its first output joins them.
+    private func engage(ratio: Double) {
+        let primed = history.copyLast(history.count, into: history0)
+        guard let made = LaneResampler(channels: format.channelCount, chunkFrames: chunkFrames, ratio: ratio, primed: primed) else { return }
+        if primed > 0 {
+            _ = format.sampleFormat.decode(UnsafeRawBufferPointer(start: history0, count: primed * format.bytesPerFrame),
+                                           into: UnsafeMutableBufferPointer(start: made.inputBuffer, count: primed * format.channelCount))
+            let out = made.process(frames: primed, ratio: ratio)
+            format.sampleFormat.encode(out, into: bytes)
+            ready.push(bytes, frames: out.count / format.channelCount)
+        }
+        resampler = made
+        correcting.store(true, ordering: .relaxed)
+    }
+
+    /// The captured frames waiting in the source's buffers, from the one being read.
+    private func nextInput(_ lock: MainloopLock) -> (UnsafeRawPointer, Int)? {
+        let pool = capture.pool
+        while true {
+            if current == nil {
+                guard let next = pool.filled.pop() else { return nil }
+                current = next
+                currentOffset = 0
+            }
+            let index = current!
+            let remaining = pool.byteCount(of: index) - currentOffset
+            if remaining >= format.bytesPerFrame {
+                return (UnsafeRawPointer(pool.bytes(of: index) + currentOffset), remaining / format.bytesPerFrame)
+            }
+            release(lock)
+        }
+    }
+
+    private func consume(_ frames: Int, _ lock: MainloopLock) {
+        guard let index = current else { return }
+        currentOffset += frames * format.bytesPerFrame
+        if capture.pool.byteCount(of: index) - currentOffset < format.bytesPerFrame { release(lock) }
+    }
+
+    /// Returns the buffer being read to the source's free set, and has a stalled stream read on.
+    private func release(_ lock: MainloopLock) {
+        guard let index = current else { return }
+        current = nil
+        capture.pool.free.push(index)
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        if capture.stalled.load(ordering: .sequentiallyConsistent) { capture.wake.request(lock) }
+    }
+}

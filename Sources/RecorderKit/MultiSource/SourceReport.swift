@@ -1,0 +1,28 @@
+// What a take says of each of its sources: its channels, where it began, how its clock runs, what it lost.
+
+/// One source of a recorder's take (`Recorder.sources`).
+public struct SourceReport: Sendable, Equatable {
+    /// The source's name on the server.
+    public let name: String
+    /// Its first channel in the take (0 for the first source).
+    public let firstChannel: Int
+    /// How many of the take's channels are its.
+    public let channelCount: Int
+    /// The take's rate, at which the frame counts here are counted.
+    public let sampleRate: Int
+    /// The take frame of the source's first captured frame: how long after the take began it began
+    /// capturing (the take begins with the source that began first).
+    public let startOffsetFrames: Int64
+    /// Its clock against the first source's, parts per million (positive: it runs fast); 0 for the
+    /// first source; nil until measured (a second of audio).
+    public let driftPPM: Double?
+    /// True once the source is resampled to stay on the first source's clock (it drifted 0.25 ms).
+    public let isCorrectingDrift: Bool
+    /// Its frames lost in capture (written as silence in its channels only).
+    public let droppedFrames: Int64
+    /// Its frames of silence for reconnection gaps.
+    public let gapFrames: Int64
+
+    /// `startOffsetFrames` in seconds.
+    public var startOffset: Double { Double(startOffsetFrames) / Double(max(1, sampleRate)) }
+}
