@@ -1,0 +1,91 @@
+// A click train written into named pipes in lockstep, each pipe's clock running at its own rate: sources that drift.
+import Foundation
+import Glibc
+import Synchronization
+
+/// Writes one click (a single sample of 20 000) per second of each pipe's own clock into every pipe, 16-bit
+/// mono, from one thread, all pipes in the same step: a pipe at +200 ppm gets 48 009.6 frames for every
+/// 48 000 of a pipe at 0, as a device whose crystal runs fast would deliver. `module-pipe-source` posts what
+/// it reads at its writer's pace, so `speed` runs the whole thing faster than real time (the clocks' ratio
+/// is what is under test, not the wall clock).
+public final class PacedClicks: @unchecked Sendable {
+    // @unchecked Sendable: the writing state is the writer thread's alone; `stopping` is atomic.
+    public let rates: [Double]
+    private let paths: [String]
+    private let speed: Double
+    private let seconds: Double
+    private let stopping = Atomic<Bool>(false)
+    private var thread: Thread?
+    public static let amplitude: Int16 = 20_000
+
+    public init(paths: [String], sampleRate: Int, ppm: [Double], speed: Double, seconds: Double) {
+        self.paths = paths
+        rates = ppm.map { Double(sampleRate) * (1 + $0 * 1e-6) }
+        self.speed = speed
+        self.seconds = seconds
+    }
+
+    /// The frame of click `index` in pipe `pipe`'s own stream.
+    public func clickFrame(_ index: Int, pipe: Int) -> Int { Int((Double(index) * rates[pipe]).rounded()) }
+
+    /// Opens the pipes (their reader, the server, has them open) and starts writing.
+    public func start() throws {
+        var descriptors: [Int32] = []
+        for path in paths {
+            let descriptor = open(path, O_WRONLY)
+            guard descriptor >= 0 else { throw TestFailure("cannot open the pipe \(path): errno \(errno)") }
+            descriptors.append(descriptor)
+        }
+        let opened = descriptors
+        let thread = Thread { [self] in write(opened) }
+        self.thread = thread
+        thread.start()
+    }
+
+    public func stop() { stopping.store(true, ordering: .relaxed) }
+
+    private func write(_ descriptors: [Int32]) {
+        defer { descriptors.forEach { close($0) } }
+        var written = [Int](repeating: 0, count: descriptors.count)
+        var nextClick = [Int](repeating: 0, count: descriptors.count)
+        var block = [Int16](repeating: 0, count: 1 << 16)
+        let start = monotonicSeconds()
+        while !stopping.load(ordering: .relaxed) {
+            let audioTime = min(seconds, (monotonicSeconds() - start) * speed)
+            for (pipe, descriptor) in descriptors.enumerated() {
+                let due = Int(audioTime * rates[pipe])
+                while written[pipe] < due {
+                    let count = min(due - written[pipe], block.count)
+                    for index in 0..<count { block[index] = 0 }
+                    while clickFrame(nextClick[pipe], pipe: pipe) < written[pipe] + count {
+                        let frame = clickFrame(nextClick[pipe], pipe: pipe)
+                        if frame >= written[pipe] { block[frame - written[pipe]] = Self.amplitude.littleEndian }
+                        nextClick[pipe] += 1
+                    }
+                    let bytes = block.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, count * 2) }
+                    guard bytes == count * 2 else { return }
+                    written[pipe] += count
+                }
+            }
+            if audioTime >= seconds { return }
+            usleep(1_000)
+        }
+    }
+}
+
+/// The frames of `samples` where a click stands (its largest sample, clicks at least 1 000 frames apart).
+public func clickPositions(_ samples: [Int16], threshold: Int16 = 6_000) -> [Int] {
+    var positions: [Int] = []
+    var index = 0
+    while index < samples.count {
+        if abs(Int(samples[index])) >= Int(threshold) {
+            let end = min(samples.count, index + 200)
+            let peak = (index..<end).max { abs(Int(samples[$0])) < abs(Int(samples[$1])) } ?? index
+            positions.append(peak)
+            index += 1_000
+        } else {
+            index += 1
+        }
+    }
+    return positions
+}
