@@ -32,6 +32,17 @@ struct EventReport: Equatable {
             let why = reason == .systemSleep ? "the machine slept" : "the source was suspended"
             message = "warning: \(why) for \(seconds(gap)) s at \(at(frame)); silence of the same length keeps the time"
             json = line("gap", frame, ", \"frames\": \(gap), \"duration_s\": \(seconds(gap)), \"reason\": \"\(reason.rawValue)\"")
+        case .sourceLost(let source, let frames, let frame, let reason):
+            let why = switch reason {
+            case .dropped: "the system did not keep up, or its stream stalled"
+            case .serverLost: "it was gone"
+            case .suspended: "it was suspended"
+            case .systemSleep: "the machine slept"
+            }
+            message = "warning: \(seconds(frames)) s of source '\(source)' lost at \(at(frame)) (\(why)); its channels hold "
+                + "silence there, the other sources' are untouched"
+            json = line("source-lost", frame, ", \"source\": \(jsonString(source)), \"frames\": \(frames), \"duration_s\": \(seconds(frames)), "
+                        + "\"reason\": \"\(reason.rawValue)\"")
         case .sourceMoved(let source, let frame):
             message = "warning: at \(at(frame)) the stream was moved to source '\(source)'"
             json = line("moved", frame, ", \"source\": \(jsonString(source))")

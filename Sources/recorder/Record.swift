@@ -360,8 +360,8 @@ struct Record: AsyncParsableCommand {
             writeLine("files: " + summary.files.joined(separator: ", "))
         }
         for gap in summary.gaps {
-            writeLine("gap at \(clock(gap.start)): \(format(gap.duration, 3)) s of silence ("
-                      + gapReason(gap.reason) + ")")
+            writeLine("gap at \(clock(gap.start)): \(format(gap.duration, 3)) s of silence"
+                      + (gap.source.map { " in source '\($0)'" } ?? "") + " (" + gapReason(gap.reason) + ")")
         }
         for pause in summary.pauses {
             writeLine("paused at \(clock(pause.startTime)): \(format(pause.duration, 3)) s left out")

@@ -81,3 +81,79 @@ struct SeveralSourceTests {
         }
     }
 }
+
+/// A source of a several-source take that goes away mid-take: its channels only are silence, counted and
+/// placed as its loss; the other source's channel holds what was played, not a frame missing.
+@Suite(.timeLimit(.minutes(3)))
+struct SeveralSourceLossTests {
+    /// Noise into the first source throughout; the second source's sink unloaded after a second and
+    /// loaded again two seconds later. With `reconnectTimeout` the take goes on: the second source's loss
+    /// is one gap naming it, and the first source's channel is the played noise, sample for sample,
+    /// across it. Without, the take ends with one line naming the source, the file valid.
+    @Test(arguments: [true, false])
+    func aSourceThatGoesAwayLosesItsChannelsOnly(reconnect: Bool) async throws {
+        try await withPrivateServer { server in
+            let gone = "rk_gone"
+            func load() throws -> String {
+                try server.run("pactl", ["load-module", "module-null-sink", "sink_name=\(gone)", "channels=1", "rate=44100"])
+                    .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            var module = try load()
+            let directory = try temporaryDirectory()
+            let noise = noiseSamples(count: 44_100 * 40)
+            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+            let (program, arguments) = unblockingSignals("/usr/bin/paplay", ["--volume=65536", "--latency-msec=1000", "-d",
+                                                                            PrivateServer.monoSink, directory + "/noise.wav"])
+            let player = try RunningProcess(program, arguments, environment: server.clientEnvironment)
+            defer { player.send(SIGTERM); _ = player.waitBlocking() }
+
+            let recorder = try Recorder(sources: [PrivateServer.monoSink + ".monitor", gone + ".monitor"], server: server.address,
+                                        reconnectTimeout: reconnect ? 30 : nil)
+            defer { recorder.stop() }
+            let readings = recorder.levelReadings()
+            _ = try await firstReading(readings) { $0.channels[0].peakPower > -20 }
+            let events = recorder.events()
+            let path = directory + "/take.wav"
+            try recorder.record(to: path, duration: reconnect ? 6 : 30)
+            let start = recorder.capturedFrames
+            _ = try await readingThrough(start + 44_100, readings)
+            try server.run("pactl", ["unload-module", module])
+            if reconnect {
+                _ = try await firstEvent(events) { if case .captureInterrupted = $0 { true } else { false } }
+                _ = try await readingThrough(recorder.capturedFrames + 44_100, readings)
+                module = try load()
+            }
+            var failure: RecorderError?
+            var summary: RecordingSummary?
+            do throws(RecorderError) {
+                summary = try await recorder.waitForRecording()
+            } catch {
+                failure = error
+            }
+            let take = try readSoundFile(path)
+            #expect(take.channels == 2)
+            let first = take.channel(0)
+            // The first source's channel: the played noise, every frame of it, from where it begins.
+            let loud = try #require(first.indices.first { $0 >= 4_410 && first[$0] != 0 })
+            let offset = try #require(firstIndex(of: Array(first[loud..<(loud + 64)]), in: noise)) - loud
+            let mismatch = (loud..<first.count).first { first[$0] != noise[$0 + offset] }
+            #expect(mismatch == nil, "the first source's channel departs from the played noise at frame \(mismatch ?? 0)")
+            if reconnect {
+                #expect(failure == nil)
+                let done = try #require(summary)
+                #expect(done.error == nil)
+                #expect(done.frameCount == 264_600)
+                let lost = done.gaps.filter { $0.source == gone + ".monitor" }
+                #expect(!lost.isEmpty, "no gap names the source that went away: \(done.gaps)")
+                #expect(lost.allSatisfy { $0.frameCount > 0 && $0.startFrame >= 44_100 })
+                #expect(done.gaps.allSatisfy { $0.source != nil })
+                #expect(recorder.sources[1].gapFrames + recorder.sources[1].droppedFrames > 0)
+            } else {
+                let error = try #require(failure, "the take went on without its second source")
+                #expect(error.message.contains("'\(gone).monitor'"), "\(error.message)")
+                #expect(!error.message.contains("\n"))
+                #expect(take.frames >= 44_100)
+            }
+        }
+    }
+}

@@ -41,10 +41,13 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
     private var referenceRate: Double
     private var referenceMark: (time: Int64, frames: Double)?
     private(set) var aligned = false
+    private var referenceFlowingRounds = 0
+    private var firstReadyRound: Int?
     private let scratch: UnsafeMutableRawPointer
     private let scratchFrames = 4_096
 
     let sourceName: String
+    var sourceNames: [String] { lanes.map(\.capture.sourceName) }
     var serverName: String { connection.serverName }
 
     /// Opens one stream per source (each source's own channels, unless `channelsPerSource`), at the
@@ -132,6 +135,7 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
                 lane.pump(takeTail: position + Int64(lane.ready.count), referenceOffset: referenceOffset, lock)
                 frames = min(frames, lane.ready.count)
             }
+            if standInForLaggards(position) { continue }
             guard frames > 0 else {
                 stalled.store(false, ordering: .releasing)
                 return
@@ -152,10 +156,41 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
         }
     }
 
-    /// Each source's notices, placed on the take and marked with the source.
+    /// When one source has frames ready past its lag limit and another has fallen that far behind it,
+    /// the one behind gets silence for the excess (counted and placed as its loss) so the take goes on.
+    /// True if any was put in.
+    private func standInForLaggards(_ position: Int64) -> Bool {
+        guard let most = lanes.map(\.ready.count).max() else { return false }
+        var stoodIn = false
+        // A source not placed yet (it has delivered nothing) is silence as far as the others have frames:
+        // its start offset, not a loss.
+        for lane in lanes where !lane.isPlaced && lane.ready.count < most {
+            lane.padUnplaced(frames: most - lane.ready.count)
+            stoodIn = true
+        }
+        for lane in lanes where lane.isPlaced && most - lane.ready.count > lane.lagLimit {
+            let tail = position + Int64(lane.ready.count)
+            let count = lane.standIn(frames: most - lane.ready.count - lane.lagLimit)
+            guard count > 0 else { continue }
+            let gone = lane.capture.link == nil
+            notices.push(CaptureNotice(kind: gone ? .gap : .dropped, frame: tail, count: Int64(count), source: lane.index))
+            dataReady.post()
+            stoodIn = true
+        }
+        return stoodIn
+    }
+
+    /// Each source's notices, placed on the take and marked with the source (less what the group has
+    /// already told by standing silence in).
     private func forwardNotices() {
         for lane in lanes {
             while var notice = lane.capture.notices.pop() {
+                if notice.count > 0, notice.kind != .moved, notice.kind != .suspended, notice.frame < lane.coveredUntil {
+                    let told = min(notice.count, lane.coveredUntil - notice.frame)
+                    notice.frame += told
+                    notice.count -= told
+                    if notice.count == 0 { continue }
+                }
                 notice.frame = takeFrame(of: Double(notice.frame), in: lane)
                 notice.source = lane.index
                 notices.push(notice)
@@ -183,6 +218,7 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
         guard completedRound < round else { return }
         completedRound = round
         guard let reference = lanes[0].observation, reference.round == round, reference.flowing else { return }
+        referenceFlowingRounds += 1
         if let mark = referenceMark {
             if reference.time - mark.time >= 900_000_000 {
                 let measured = (reference.frames - mark.frames) / Double(reference.time - mark.time)
@@ -199,11 +235,31 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
             lane.driftMicro.store(Int64((lane.clock.ppm * 1_000).rounded()), ordering: .relaxed)
             if lane.clock.slope != 0 { lane.driftKnown.store(true, ordering: .relaxed) }
         }
-        if !aligned, lanes.dropFirst().allSatisfy({ $0.clock.count >= Self.placingRounds }) {
-            align()
-            mix(.inCallback)
+        if !aligned {
+            // The first source and every source that delivers are placed; one that has delivered nothing
+            // two seconds after the first was ready is placed when it does (`placeLate`).
+            if firstReadyRound == nil, referenceFlowingRounds >= Self.placingRounds { firstReadyRound = round }
+            let waited = firstReadyRound.map { round - $0 >= Self.lateSourceRounds } ?? false
+            let ready = lanes.dropFirst().allSatisfy { $0.clock.count >= Self.placingRounds }
+            if firstReadyRound != nil && (ready || waited) {
+                align()
+                mix(.inCallback)
+            }
+        } else {
+            for lane in lanes where !lane.isPlaced && lane.clock.count >= Self.placingRounds {
+                let offset = lanes[0].offset - Int64(lane.clock.meanDifferenceSoFar.rounded())
+                let left = lane.placeLate(at: offset, tail: filler.framePosition + Int64(lane.ready.count))
+                if left > 0 {
+                    notices.push(CaptureNotice(kind: .dropped, frame: offset, count: left, source: lane.index))
+                    dataReady.post()
+                }
+            }
         }
     }
+
+    /// Timing rounds after the first source is placed that a source which has delivered nothing is waited
+    /// for before the take begins without it (it joins, at its place, when it delivers).
+    static let lateSourceRounds = 20
 
     /// Answers averaged to place the sources (each scatters ±0.25 ms): the take's first buffer waits for
     /// them, about a second.
@@ -212,9 +268,10 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
     /// Places each source's first frame on the take: the take begins with the source that began first,
     /// and every other begins with silence for as long as it began after it.
     private func align() {
-        let differences = lanes.map { $0.index == 0 ? 0 : $0.clock.meanDifferenceSoFar.rounded() }
+        let placed = lanes.filter { $0.index == 0 || $0.clock.count >= Self.placingRounds }
+        let differences = placed.map { $0.index == 0 ? 0 : $0.clock.meanDifferenceSoFar.rounded() }
         let first = max(0, differences.max() ?? 0)
-        for (lane, difference) in zip(lanes, differences) {
+        for (lane, difference) in zip(placed, differences) {
             lane.place(at: Int64(first - difference))
         }
         aligned = true

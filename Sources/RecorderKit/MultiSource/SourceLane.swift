@@ -62,11 +62,9 @@ final class SourceLane: CallbackTarget {
         self.capture = capture
         self.format = format
         self.correctsDrift = correctsDrift
-        // Room for two seconds, or four buffers if more: a source whose fragments are larger than the
-        // others' keeps theirs waiting (in their buffers and libpulse's queue, not here).
-        let bufferFrames = capture.pool.capacityBytes / format.bytesPerFrame
-        ready = FrameRing(capacityFrames: max(2 * format.sampleRate, 4 * bufferFrames) + 2 * chunkFrames,
-                          bytesPerFrame: format.bytesPerFrame)
+        // Room for the lag a source may have behind the others (see `lagLimit`), and two chunks more.
+        lagLimit = Self.lagLimit(rate: format.sampleRate, bufferFrames: capture.pool.capacityBytes / format.bytesPerFrame)
+        ready = FrameRing(capacityFrames: lagLimit + 2 * chunkFrames + 1_024, bytesPerFrame: format.bytesPerFrame)
         history = FrameRing(capacityFrames: 2_048, bytesPerFrame: format.bytesPerFrame)
         clock = LaneClock(minimumSpread: 10 * Double(format.sampleRate))
         deadband = Double(format.sampleRate) * 0.000_5
@@ -81,6 +79,27 @@ final class SourceLane: CallbackTarget {
 
     var isResampling: Bool { resampler != nil }
 
+    /// How far (frames) a source may lag behind another before the group stands silence in for it: three
+    /// seconds, or eight buffers if more (a source with larger fragments than the others, or a larger
+    /// latency, lags legitimately by that much).
+    let lagLimit: Int
+    static func lagLimit(rate: Int, bufferFrames: Int) -> Int { max(3 * rate, 8 * bufferFrames) }
+    /// Source frames still to discard when they arrive: the group stood silence in for them.
+    private var owedSkip = 0
+    /// The source frame up to which the group has stood silence in: the source's own notices before it
+    /// are told already.
+    private(set) var coveredUntil = Int64.min
+
+    /// Stands `frames` frames of silence in for a source that lags too far (its stream stalled or gone):
+    /// the frames they stand for are discarded when they arrive. Returns how many were put in.
+    func standIn(frames: Int) -> Int {
+        let pushed = ready.push(nil, frames: frames)
+        owedSkip += pushed
+        inputPosition += Double(pushed)
+        coveredUntil = Int64(inputPosition.rounded(.up))
+        return pushed
+    }
+
     /// The source frame the end of `ready` stands for.
     var inputPositionNow: Double { inputPosition }
 
@@ -90,6 +109,29 @@ final class SourceLane: CallbackTarget {
         leadingSilence = offset
         inputPosition = -Double(offset)
         offsetFrames.store(offset, ordering: .relaxed)
+        isPlaced = true
+    }
+
+    /// False until placed: the source delivers nothing yet, and its channels are silence.
+    private(set) var isPlaced = false
+
+    /// Silence for a source not placed yet, as far as the take has gone.
+    func padUnplaced(frames: Int) {
+        ready.push(nil, frames: frames)
+    }
+
+    /// Places a source that began after the take: at `offset`, with its channels silent up to there; if the
+    /// take has already gone past it (`tail`), the frames it captured before then are left out (a loss,
+    /// returned).
+    @discardableResult
+    func placeLate(at offset: Int64, tail: Int64) -> Int64 {
+        self.offset = offset
+        leadingSilence = max(0, offset - tail)
+        inputPosition = Double(tail - offset)
+        owedSkip = Int(max(0, tail - offset))
+        offsetFrames.store(offset, ordering: .relaxed)
+        isPlaced = true
+        return Int64(owedSkip)
     }
 
     /// Moves captured frames into `ready` while it has room. `takeTail` is the take frame the end of
@@ -105,6 +147,12 @@ final class SourceLane: CallbackTarget {
                 continue
             }
             guard let (data, frames) = nextInput(lock) else { return }
+            if owedSkip > 0 {
+                let skipped = min(frames, owedSkip)
+                owedSkip -= skipped
+                consume(skipped, lock)
+                continue
+            }
             let error = index == 0 ? 0 : target(takeFrame: tail, referenceOffset: referenceOffset) - inputPosition
             if resampler == nil, correctsDrift, index > 0, clock.spread >= 10 * Double(format.sampleRate), abs(error) >= deadband {
                 engage(ratio: ratio(error: error))

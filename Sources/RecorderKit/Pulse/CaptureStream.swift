@@ -116,7 +116,7 @@ final class CaptureStream: CallbackTarget, @unchecked Sendable {
         let opened: (OpaquePointer, String)
         do {
             opened = try Self.openStream(on: connection, format: format, source: source,
-                                         fragmentBytes: fragmentBytes, maxQueueBytes: maxQueueBytes)
+                                         fragmentBytes: fragmentBytes, maxQueueBytes: maxQueueBytes, pinned: shared != nil)
         } catch {
             if shared == nil { connection.close() }
             throw error
@@ -152,7 +152,7 @@ final class CaptureStream: CallbackTarget, @unchecked Sendable {
 
     /// Creates a corked record stream and waits until it is ready. No callback touches `self` yet.
     private static func openStream(on connection: PulseConnection, format: StreamFormat, source: String?,
-                                   fragmentBytes: Int, maxQueueBytes: Int?) throws(RecorderError) -> (OpaquePointer, String) {
+                                   fragmentBytes: Int, maxQueueBytes: Int?, pinned: Bool) throws(RecorderError) -> (OpaquePointer, String) {
         if let source, !connection.sources().contains(where: { $0.name == source }) {
             throw missingSource(source, on: connection)
         }
@@ -161,7 +161,11 @@ final class CaptureStream: CallbackTarget, @unchecked Sendable {
                                         tlength: UInt32.max, prebuf: UInt32.max,
                                         minreq: UInt32.max, fragsize: UInt32(fragmentBytes))
         // Corked: no data flows until `install` has set the read callback and uncorks.
-        let flags = pa_stream_flags_t(PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_START_CORKED.rawValue)
+        // A source of a several-source take is pinned to its source: if the source goes away, the stream
+        // fails (its channels go silent, counted) rather than being moved onto another source, which would
+        // put another source's sound in its channels.
+        let flags = pa_stream_flags_t(PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_START_CORKED.rawValue
+                                      | (pinned ? PA_STREAM_DONT_MOVE.rawValue : 0))
         let opened = try connection.withLock { lock throws(RecorderError) -> Result<(OpaquePointer, String), PulseFailure> in
             let stream = try connection.newStream(format, lock)  // until `install`, its state callback only wakes the wait
             if let failure = connection.connect(stream, lock, with: { pa_stream_connect_record($0, source, &attributes, flags) }) {
@@ -347,7 +351,7 @@ final class CaptureStream: CallbackTarget, @unchecked Sendable {
             if !connection.isReady(lock) { try connection.reconnect(lock) }
         }
         let stream = try Self.openStream(on: connection, format: format, source: sourceName,
-                                         fragmentBytes: fragmentBytes, maxQueueBytes: requestedQueueBytes).0
+                                         fragmentBytes: fragmentBytes, maxQueueBytes: requestedQueueBytes, pinned: !ownsConnection).0
         return try connection.withLock { lock throws(RecorderError) -> Int64 in
             guard !closed.load(ordering: .acquiring) else {
                 PulseConnection.release(stream, lock)

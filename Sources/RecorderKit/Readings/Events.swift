@@ -10,6 +10,11 @@ public enum RecorderEvent: Sendable, Hashable {
     /// The source delivered nothing for `gapFrames` frames from `atFrame` on (`reason` `.suspended` or
     /// `.systemSleep`): the server's clock ran on, so that much silence was written to keep time.
     case sourceGap(gapFrames: Int64, atFrame: Int64, reason: RecordingGap.Reason)
+    /// In a take of several sources: `frames` frames of `source` are silence from `atFrame` on (lost in
+    /// capture, its stream stalled or gone, its source suspended: `reason`), in its channels only; the
+    /// other sources' channels are untouched and stay aligned. Consecutive losses are one event, sent once
+    /// the loss has ended (or the recording stops). (One source reports `framesDropped` and `sourceGap`.)
+    case sourceLost(source: String, frames: Int64, atFrame: Int64, reason: RecordingGap.Reason)
     /// The stream was moved to another source (by the user or the server), from `atFrame` on.
     case sourceMoved(to: String, atFrame: Int64)
     /// The source was suspended (no audio flows until it resumes).

@@ -25,6 +25,9 @@ public struct RecordingGap: FramePlaced, FrameCounted, Sendable, Hashable {
     public let reason: Reason
     /// The recording's frames per second.
     public let sampleRate: Int
+    /// The source whose channels hold the silence, in a take of several sources (the others' channels
+    /// are untouched); nil when it is every channel.
+    public var source: String? = nil
 }
 
 /// What happened to one recording (one `record(to:)` … stop cycle).
@@ -101,6 +104,9 @@ public struct RecordingMarker: FramePlaced, Sendable, Hashable {
     public let isStoredInFile: Bool
     /// The recording's frames per second.
     public let sampleRate: Int
+    /// The source whose channels hold the silence, in a take of several sources (the others' channels
+    /// are untouched); nil when it is every channel.
+    public var source: String? = nil
 }
 
 /// A join in a recording: `pause()` left `pausedFrames` captured frames out just before `startFrame`.

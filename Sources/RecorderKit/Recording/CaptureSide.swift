@@ -7,6 +7,8 @@ import Synchronization
 /// holds the producer off; the rest may be called from any thread.
 protocol CaptureSide: AnyObject, Sendable {
     var sourceName: String { get }
+    /// Each source's name, in take order (one for one source).
+    var sourceNames: [String] { get }
     var serverName: String { get }
     /// What capture noticed, in take frames, for the delivery thread.
     var notices: NoticeRing { get }
@@ -48,6 +50,7 @@ protocol CaptureSide: AnyObject, Sendable {
 }
 
 extension CaptureStream: CaptureSide {
+    var sourceNames: [String] { [sourceName] }
     var isFailed: Bool { failed.load(ordering: .acquiring) }
     var failedSourceName: String { sourceName }
     var isClosed: Bool { closed.load(ordering: .acquiring) }

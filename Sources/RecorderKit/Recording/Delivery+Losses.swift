@@ -7,7 +7,12 @@ extension Delivery {
     /// `recording`, the control state's, places them). Losses are merged while they continue (one loss,
     /// one event) and reported by `closeLoss`.
     func reportNotices(_ recording: RecordingState?) {
+        let several = sourceNames.count > 1
         while let notice = capture.notices.pop() {
+            if several, notice.kind != .moved, notice.kind != .suspended {
+                openSourceLoss(notice, recording)
+                continue
+            }
             switch notice.kind {
             case .dropped, .sourceSilent, .slept:
                 if let open = state.openLoss, open.kind == notice.kind, open.frame + open.count == notice.frame {
@@ -37,10 +42,38 @@ extension Delivery {
         }
     }
 
+    /// A loss of one source of several: merged with its open loss while it continues, else that one is
+    /// reported and this one opened.
+    func openSourceLoss(_ notice: CaptureNotice, _ recording: RecordingState?) {
+        if let open = state.openSourceLosses[notice.source], open.kind == notice.kind, open.frame + open.count == notice.frame {
+            state.openSourceLosses[notice.source]?.count += notice.count
+        } else {
+            closeSourceLoss(notice.source, recording)
+            state.openSourceLosses[notice.source] = notice
+        }
+    }
+
+    /// Reports the open loss of one source of several: one `sourceLost` event, one gap naming it.
+    func closeSourceLoss(_ source: Int, _ recording: RecordingState?) {
+        guard let loss = state.openSourceLosses.removeValue(forKey: source) else { return }
+        let reason: RecordingGap.Reason = switch loss.kind {
+        case .slept: .systemSleep
+        case .sourceSilent: .suspended
+        case .gap: .serverLost
+        default: .dropped
+        }
+        let name = sourceNames.indices.contains(source) ? sourceNames[source] : "source \(source + 1)"
+        let inFile = record(loss, reason: reason, in: recording, source: name)
+        let (count, frame) = inFile.map { ($0.frames, $0.frame) } ?? (loss.count, loss.frame)
+        guard count > 0 else { return }
+        events.yield(.sourceLost(source: name, frames: count, atFrame: frame, reason: reason))
+    }
+
     /// Reports the open loss (one event, one gap in the recording), if any. While recording, the
     /// event counts what the file holds of it (a loss that runs past the take's end, or into a pause,
     /// is silence in the file only where the file is); while only metering, all of it.
     func closeLoss(_ recording: RecordingState?) {
+        for source in state.openSourceLosses.keys.sorted() { closeSourceLoss(source, recording) }
         guard let loss = state.openLoss else { return }
         state.openLoss = nil
         let reason: RecordingGap.Reason = loss.kind == .slept ? .systemSleep : loss.kind == .sourceSilent ? .suspended : .dropped
@@ -54,13 +87,13 @@ extension Delivery {
     /// Adds the part of `notice` the file holds to the recording's gaps; returns its length, its
     /// recorder frame and its place in the recording (nil when nothing is being recorded).
     @discardableResult
-    func record(_ notice: CaptureNotice, reason: RecordingGap.Reason, in recording: RecordingState?)
+    func record(_ notice: CaptureNotice, reason: RecordingGap.Reason, in recording: RecordingState?, source: String? = nil)
         -> (frames: Int64, frame: Int64, position: Int64)? {
         guard let session = state.session, let recording else { return nil }
         let loss = recording.lossInFile(at: notice.frame, count: notice.count)
         guard loss.frames > 0 else { return (0, loss.frame, loss.position) }
         session.gaps.append(RecordingGap(startFrame: loss.position, frameCount: loss.frames, reason: reason,
-                                         sampleRate: format.sampleRate))
+                                         sampleRate: format.sampleRate, source: source))
         if reason == .dropped { session.droppedFrames += loss.frames }
         return (loss.frames, loss.frame, loss.position)
     }

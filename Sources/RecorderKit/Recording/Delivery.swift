@@ -20,6 +20,8 @@ final class DeliveryState: @unchecked Sendable {
     /// A loss (dropped frames, a silent source) not reported yet: the notices that continue it are
     /// merged into it, and it is reported once data after it is delivered (or the recording ends).
     var openLoss: CaptureNotice?
+    /// The same, per source, for a take of several sources (each source's losses are its own).
+    var openSourceLosses: [Int: CaptureNotice] = [:]
     /// How far the current recording's stop has come.
     var ending = Ending.none
     /// `stop()` was called from the input handler: nothing more is delivered.
@@ -59,6 +61,8 @@ final class Delivery: WorkerBody {
 
     let pool: BufferPool
     let capture: any CaptureSide
+    /// Each source's name, in take order.
+    let sourceNames: [String]
     let state: DeliveryState
     /// The last frames delivered, for pre-roll; nil when the recorder keeps none.
     let preRoll: PreRollRing?
@@ -82,6 +86,7 @@ final class Delivery: WorkerBody {
             ? PreRollRing(capacityFrames: preRollFrames + 2 * bufferFrames, bytesPerFrame: format.bytesPerFrame) : nil
         self.pool = pool
         self.capture = capture
+        sourceNames = capture.sourceNames
         worker = Worker(named: "rk-delivery", shared: RecorderControl(), wake: wake)
         self.reconnectTimeout = reconnectTimeout
         state = DeliveryState(format: format)
@@ -261,6 +266,7 @@ final class Delivery: WorkerBody {
         // it is over.
         reportNotices(recording)
         if let loss = state.openLoss, loss.frame + loss.count < endFrame { closeLoss(recording) }
+        for (source, loss) in state.openSourceLosses where loss.frame + loss.count < endFrame { closeSourceLoss(source, recording) }
 
         readout.measure(bytes, into: &state.meterScratch, sums: &state.meterSums)
         // The file before the readings and the handler: a handler that stops the recording has its buffer

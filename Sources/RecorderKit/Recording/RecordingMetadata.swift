@@ -106,6 +106,7 @@ extension RecordingGap {
         }
         let milliseconds = Int64((duration * 1_000).rounded())
         let fraction = String(milliseconds % 1_000)
-        return "gap \(milliseconds / 1_000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction) s: \(why)"
+        return "gap \(milliseconds / 1_000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction) s"
+            + (source.map { " in \($0)" } ?? "") + ": \(why)"
     }
 }
