@@ -19,6 +19,9 @@ struct DisplayState {
     var status: String?
     /// Markers dropped so far (record), shown after the status when there are any.
     var markers = 0
+    /// A take of several sources: each source's name and its channels' range, for a titled group of bars
+    /// per source; empty for one source.
+    var groups: [(name: String, channels: Range<Int>)] = []
 
     init(channelCount: Int) {
         averages = [Float](repeating: LevelMeterState.silence, count: channelCount)
@@ -108,6 +111,19 @@ enum LevelDisplay {
     /// held-peak marker, average and peak numbers.
     static func render(_ state: DisplayState, width: Int, colour useColour: Bool,
                        meter: MeterKind? = nil, target: Double = -23) -> [String] {
+        let lines = renderChannels(state, width: width, colour: useColour, meter: meter, target: target)
+        guard !state.groups.isEmpty, meter != .loudness, lines.count == state.values.count else { return lines }
+        // A title before each source's bars: "── mic ──" (the channel numbers stay the take's).
+        var titled: [String] = []
+        for group in state.groups {
+            titled.append(String(("── " + group.name + " ──").prefix(max(0, width - 1))))
+            titled += group.channels.filter { $0 < lines.count }.map { lines[$0] }
+        }
+        return titled
+    }
+
+    private static func renderChannels(_ state: DisplayState, width: Int, colour useColour: Bool,
+                                       meter: MeterKind?, target: Double) -> [String] {
         guard let meter else { return renderDefault(state, width: width, colour: useColour) }
         let scale = MeterScale.of(meter, target: target)
         if meter == .loudness {

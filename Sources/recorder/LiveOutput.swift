@@ -27,16 +27,29 @@ final class LiveOutput: Sendable {
 
     /// Writes a plain line a second on stdout (`meter` without a terminal or JSON).
     private let plain: Bool
+    /// The sources' part of every JSON line (empty for one source).
+    private let sourcesJSON: String
     /// The time (seconds) at which the next plain line is due.
     private let nextPlain = Locked(1.0)
 
     /// `meter` nil is the default view (average and peak); `target` is the loudness scale's mark.
     /// `jsonTo`: where the `--levels-json` lines go (standard error when the audio itself is on standard output).
+    /// `sources`: a take of several sources, whose bars are grouped and titled, and whose JSON lines say
+    /// which channels are whose.
     init(channelCount: Int, display: Bool, json: Bool, path: String?, meter: MeterKind? = nil, target: Double = -23,
-         plain: Bool = false, jsonTo: OutputChannel = standardOutput) {
+         plain: Bool = false, jsonTo: OutputChannel = standardOutput, sources: [SourceReport] = []) {
         self.plain = plain
         jsonChannel = jsonTo
-        state = Locked(DisplayState(channelCount: channelCount))
+        var initial = DisplayState(channelCount: channelCount)
+        if sources.count > 1 {
+            initial.groups = sources.map { ($0.name, $0.firstChannel..<($0.firstChannel + $0.channelCount)) }
+            sourcesJSON = ", \"sources\": [" + sources.map { source in
+                "{\"name\": \(jsonString(source.name)), \"first_channel\": \(source.firstChannel), \"channels\": \(source.channelCount)}"
+            }.joined(separator: ", ") + "]"
+        } else {
+            sourcesJSON = ""
+        }
+        state = Locked(initial)
         self.meter = meter
         self.target = target
         drawing = display
@@ -63,7 +76,10 @@ final class LiveOutput: Sendable {
             }
             if due { draw() }
         }
-        if json { jsonChannel.write(Self.jsonLine(reading, frames: frames, time: time, meter: meter) + "\n") }
+        if json {
+            let line = Self.jsonLine(reading, frames: frames, time: time, meter: meter)
+            jsonChannel.write(String(line.dropLast()) + sourcesJSON + "}\n")
+        }
         if plain {
             let due = nextPlain.withLock { next in
                 guard time >= next else { return false }

@@ -24,7 +24,7 @@ struct Meter: AsyncParsableCommand {
         // Without a terminal and without JSON: a plain line a second on stdout, for logs and scripts.
         let live = LiveOutput(channelCount: recorder.format.channelCount, display: LiveOutput.stderrIsTerminal, json: levelsJSON,
                               path: nil, meter: display.meter, target: display.target,
-                              plain: !LiveOutput.stderrIsTerminal && !levelsJSON)
+                              plain: !LiveOutput.stderrIsTerminal && !levelsJSON, sources: recorder.sources)
         let readings = try display.readings(from: recorder)
         let failure = Locked<RecorderError?>(nil)
         let events = recorder.events()

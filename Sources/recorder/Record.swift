@@ -197,7 +197,7 @@ struct Record: AsyncParsableCommand {
         let drawing = LiveOutput.stderrIsTerminal && !quiet && !(toStandardOutput && levelsJSON)
         let live = LiveOutput(channelCount: channels, display: drawing, json: levelsJSON, path: output,
                               meter: display.meter, target: display.target,
-                              jsonTo: toStandardOutput ? standardError : standardOutput)
+                              jsonTo: toStandardOutput ? standardError : standardOutput, sources: recorder.sources)
         // Levels only when something shows them: each reading wakes a thread, which is most of the cost
         // of a quiet recording.
         let readings: AsyncStream<MeterReading> = drawing || levelsJSON ? try display.readings(from: recorder)

@@ -152,3 +152,16 @@ private func bar(_ line: String) -> Substring { line.drop { $0 != "[" }.dropFirs
                 == #"{"t": 0.100, "frames": 4410, "average_db": [-21.00], "peak_db": [-18.00]}"#)
     }
 }
+
+/// A take of several sources: a titled group of bars per source, the channel numbers the take's.
+@Test func severalSourcesDrawATitledGroupOfBarsEach() {
+    var state = DisplayState(channelCount: 3)
+    state.groups = [("mic", 0..<1), ("desktop.monitor", 1..<3)]
+    let lines = LevelDisplay.render(state, width: 80, colour: false)
+    #expect(lines.count == 5)
+    #expect(lines[0] == "── mic ──")
+    #expect(lines[1].contains(" ch1 "))
+    #expect(lines[2] == "── desktop.monitor ──")
+    #expect(lines[3].contains(" ch2 ") && lines[4].contains(" ch3 "))
+    #expect(lines.allSatisfy { $0.count <= 79 })
+}
