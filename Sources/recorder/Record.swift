@@ -84,9 +84,18 @@ struct Record: AsyncParsableCommand {
     @Flag(name: .customLong("one-file"), help: "Sound-activated: every take into OUTPUT itself, one after another.")
     var oneFile = false
 
+    @Flag(name: .customLong("split-sources"), help: "Several sources: one file per source (OUTPUT_1.wav, OUTPUT_2.wav, …) instead of one, each with the take's first frame and length, written as a file set (one iXML FAMILY_UID, one bext TimeReference) when the take ends.")
+    var splitSources = false
+
     @OptionGroup(title: "Take sheet (bext and iXML)") var sheet: TakeSheetOptions
 
     func validate() throws {
+        if splitSources && capture.sources.count < 2 {
+            throw ValidationError("--split-sources needs several sources: repeat -d, e.g. -d mic -d desktop.monitor")
+        }
+        if splitSources && output == "-" {
+            throw ValidationError("--split-sources writes one file per source: give a file name, not -")
+        }
         try sheet.validate(container: container, channels: capture.channels)
         if startAbove == nil {
             for (given, name) in [(stopBelow != nil, "--stop-below"), (hang != 2, "--hang"), (oneFile, "--one-file")] where given {
@@ -295,12 +304,28 @@ struct Record: AsyncParsableCommand {
         await reporter.value
         await live.finish()
         guard let summary else { throw ExitCode(ExitStatus.other) }
+        // One file per source, from each file the take wrote (the take's own file goes once split).
+        var files = summary.files
+        var splitFailure: RecorderError?
+        if splitSources && summary.sources.count > 1 {
+            var split: [String] = []
+            for path in summary.files {
+                do {
+                    split += try SourceFiles.split(path, format: recorder.format, sources: summary.sources, overwrite: force)
+                } catch {
+                    splitFailure = error
+                    split.append(path)
+                }
+            }
+            files = split
+        }
         // The level lines before the summary, as they happened, when both go to one place (`2>&1`): each
         // descriptor has a writer of its own. A reader that is not reading gets this patience only once.
         standardOutput.flush(seconds: 0.5)
         if !quiet {
             printSummary(summary, rate: recorder.format.sampleRate)
-            printSources(recorder.sources)
+            printSources(summary.sources)
+            if files != summary.files { writeLine("files by source: " + files.joined(separator: ", ")) }
             if options.givenRate == nil && capture.rate != options.rate {
                 writeLine("rate: \(capture.rate) Hz, the rate \(container?.rawValue.capitalized ?? "") holds nearest to "
                           + "the default \(options.rate) Hz (-r chooses another it holds)")
@@ -308,7 +333,7 @@ struct Record: AsyncParsableCommand {
         }
         // The takes' loudness into their files (a WAV's is in its bext chunk already).
         if sheet.tag, summary.fileType != .wav, summary.fileType != .rf64 {
-            for path in summary.files {
+            for path in files {
                 do {
                     let tags = try LoudnessTags.write(try FileAnalysis.analyze(path: path), to: path)
                     if !quiet { writeLine("tagged \(path): " + tags.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")) }
@@ -317,7 +342,9 @@ struct Record: AsyncParsableCommand {
                 }
             }
         }
-        if let error = summary.error { throw fail(error, hint: error.code == .fileExists ? "pass --force to replace it" : nil) }
+        if let error = summary.error ?? splitFailure {
+            throw fail(error, hint: error.code == .fileExists ? "pass --force to replace it" : nil)
+        }
     }
 
     /// One line per source of a several-source take: its channels, where it began, its clock, its losses.

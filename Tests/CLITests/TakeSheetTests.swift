@@ -239,3 +239,53 @@ struct TakeSheetTests {
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 }
+
+/// `--split-sources`: a file per source, each with the take's first frame and length, one file set.
+@Suite(.timeLimit(.minutes(2)))
+struct SplitSourcesTests {
+    /// Two sources (the sine source's one channel, the stereo sink's monitor's two) into `take_1.wav`
+    /// and `take_2.wav`: the same length and TimeReference, one FAMILY_UID, FILE_SET_INDEX A and B of 2,
+    /// tracks named after their sources by default; the take's own file is gone; the sine is in the first.
+    @Test func eachSourceGetsAFileOfOneSet() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let path = directory + "/take.wav"
+            let monitor = PrivateServer.stereoSink + ".monitor"
+            let result = try await recorder(["record", path, "-d", PrivateServer.sineSource, "-d", monitor, "--duration", "1.5",
+                                             "--split-sources"], server: server)
+            #expect(result.status == 0, "\(result.stderr)")
+            let paths = [directory + "/take_1.wav", directory + "/take_2.wav"]
+            #expect(!FileManager.default.fileExists(atPath: path))
+            #expect((result.stdout + result.stderr).contains("files by source: " + paths.joined(separator: ", ")), "\(result.stderr)")
+            let files = try paths.map(readSoundFile)
+            #expect(files.map(\.channels) == [1, 2])
+            #expect(files.map(\.frames) == [66_150, 66_150])
+            #expect(levels(of: files[0].samples.suffix(22_050)).peak > -7)
+            let tags = try paths.map(exiftool)
+            #expect(Set(tags.compactMap { $0["XML:BwfxmlFileSetFamilyUid"] as? String }).count == 1, "\(tags)")
+            #expect(tags.compactMap { $0["XML:BwfxmlFileSetFileSetIndex"] as? String } == ["A", "B"])
+            #expect(tags.compactMap { number($0["XML:BwfxmlFileSetTotalFiles"]) } == [2, 2])
+            #expect(Set(tags.compactMap { $0["XML:BwfxmlFileUid"] as? String }).count == 2)
+            let references = tags.compactMap { number($0["RIFF:TimeReference"]) }
+            #expect(references.count == 2 && references[0] == references[1], "\(references)")
+            #expect(tags[0]["XML:BwfxmlTrackListTrackName"] as? String == PrivateServer.sineSource)
+            #expect(tags[1]["XML:BwfxmlTrackListTrackName"] as? String == monitor + " L")
+            #expect(tags[1]["XML:Copy1:BwfxmlTrackListTrackName"] as? String == monitor + " R")
+            #expect(number(tags[1]["XML:BwfxmlTrackListTrackCount"]) == 2)
+            #expect((tags[0]["XML:BwfxmlNote"] as? String)?.contains("sources: \(PrivateServer.sineSource): began") == true)
+        }
+    }
+
+    /// One source, or standard output: refused before anything records.
+    @Test func splittingOneSourceOrAPipeIsRefused() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let one = try await recorder(["record", directory + "/one.wav", "-d", PrivateServer.sineSource, "--duration", "1",
+                                          "--split-sources"], server: server)
+            #expect(one.status != 0 && one.stderr.contains("--split-sources needs several sources"), "\(one.stderr)")
+            let pipe = try await recorder(["record", "-", "-d", PrivateServer.sineSource, "-d", PrivateServer.monoSink + ".monitor",
+                                           "--split-sources"], server: server)
+            #expect(pipe.status != 0 && pipe.stderr.contains("give a file name"), "\(pipe.stderr)")
+        }
+    }
+}

@@ -291,6 +291,20 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
     var latencyMicroseconds: Int64 { lanes[0].capture.sourceLatency.load(ordering: .relaxed) }
 
     func withLock<T>(_ body: (MainloopLock) -> T) -> T { connection.withLock(body) }
+
+    /// Each source's figures, from what the mainloop publishes (atomics): no lock taken.
+    func sourceReports(sampleRate: Int) -> [SourceReport] {
+        var first = 0
+        return lanes.map { lane in
+            defer { first += lane.format.channelCount }
+            let measured = lane.driftKnown.load(ordering: .relaxed)
+            return SourceReport(name: lane.capture.sourceName, firstChannel: first, channelCount: lane.format.channelCount,
+                                sampleRate: sampleRate, startOffsetFrames: lane.offsetFrames.load(ordering: .relaxed),
+                                driftPPM: lane.index == 0 ? 0 : measured ? Double(lane.driftMicro.load(ordering: .relaxed)) / 1_000 : nil,
+                                isCorrectingDrift: lane.correcting.load(ordering: .relaxed),
+                                droppedFrames: lane.capture.droppedFrames.frames, gapFrames: lane.capture.gapFrames.frames)
+        }
+    }
     func framePosition(_ lock: MainloopLock) -> Int64 { filler.framePosition }
     func handOffPartial(_ lock: MainloopLock) { filler.handOff() }
 

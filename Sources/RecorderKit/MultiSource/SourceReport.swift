@@ -1,7 +1,7 @@
 // What a take says of each of its sources: its channels, where it began, how its clock runs, what it lost.
 
 /// One source of a recorder's take (`Recorder.sources`).
-public struct SourceReport: Sendable, Equatable {
+public struct SourceReport: Sendable, Hashable {
     /// The source's name on the server.
     public let name: String
     /// Its first channel in the take (0 for the first source).

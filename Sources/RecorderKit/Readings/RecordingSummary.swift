@@ -62,6 +62,9 @@ public struct RecordingSummary: Sendable, Hashable {
     /// Set when the recording ended because of a failure (write error, capture lost); the file holds
     /// everything written before it and is closed with a valid header.
     public let error: RecorderError?
+    /// A take of several sources: where each stood when the recording ended (its channels, start offset,
+    /// drift, losses); one entry for one source.
+    public var sources: [SourceReport] = []
 }
 
 /// One take of a sound-activated recording.
@@ -104,9 +107,6 @@ public struct RecordingMarker: FramePlaced, Sendable, Hashable {
     public let isStoredInFile: Bool
     /// The recording's frames per second.
     public let sampleRate: Int
-    /// The source whose channels hold the silence, in a take of several sources (the others' channels
-    /// are untouched); nil when it is every channel.
-    public var source: String? = nil
 }
 
 /// A join in a recording: `pause()` left `pausedFrames` captured frames out just before `startFrame`.

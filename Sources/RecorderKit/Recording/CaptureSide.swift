@@ -47,6 +47,8 @@ protocol CaptureSide: AnyObject, Sendable {
     func detachFailed() -> Int64
     func reconnect(lostAt: Int64) throws(RecorderError) -> Int64
     func close()
+    /// Where each source stands (`Recorder.sources`). Any thread.
+    func sourceReports(sampleRate: Int) -> [SourceReport]
 }
 
 extension CaptureStream: CaptureSide {
@@ -59,4 +61,10 @@ extension CaptureStream: CaptureSide {
     var gapFrameCount: Int64 { gapFrames.frames }
     var latencyMicroseconds: Int64 { sourceLatency.load(ordering: .relaxed) }
     func handOffPartial(_ lock: MainloopLock) { filler.handOff() }
+
+    func sourceReports(sampleRate: Int) -> [SourceReport] {
+        [SourceReport(name: sourceName, firstChannel: 0, channelCount: format.channelCount, sampleRate: sampleRate,
+                      startOffsetFrames: 0, driftPPM: nil, isCorrectingDrift: false,
+                      droppedFrames: droppedFrames.frames, gapFrames: gapFrames.frames)]
+    }
 }

@@ -105,7 +105,7 @@ extension Delivery {
         // A sound-activated recording that never took leaves no file (it created the one it had ready).
         let untaken = recording?.isTriggered == true && session.takes.isEmpty
         if untaken { unlink(session.files[0]) }
-        let summary = RecordingSummary(path: session.files[0], files: untaken ? [] : session.files,
+        var summary = RecordingSummary(path: session.files[0], files: untaken ? [] : session.files,
                                        fileType: session.writer.fileType, startFrame: session.startFrame,
                                        frameCount: session.frameCount, droppedFrames: session.droppedFrames,
                                        gaps: session.gaps,
@@ -114,6 +114,7 @@ extension Delivery {
                                        markers: session.markers, takes: session.takes,
                                        levels: session.totals.levels,
                                        clippedSamples: session.totals.clippedSamples, error: error)
+        summary.sources = capture.sourceReports(sampleRate: format.sampleRate)
         control.change { control in
             control.recording = nil
             control.finishedNumber = session.number

@@ -97,21 +97,32 @@ extension Recorder {
 
     /// Where each source of the take stands: its channels, its start offset, its clock against the
     /// first source's, and its losses. One entry for a one-source recorder. Any thread.
-    public var sources: [SourceReport] {
-        guard let group = capture as? SourceGroup else {
-            return [SourceReport(name: sourceName, firstChannel: 0, channelCount: format.channelCount,
-                                 sampleRate: format.sampleRate, startOffsetFrames: 0, driftPPM: nil,
-                                 isCorrectingDrift: false, droppedFrames: droppedFrames, gapFrames: gapFrames)]
+    public var sources: [SourceReport] { capture.sourceReports(sampleRate: format.sampleRate) }
+
+    /// A file's metadata in a take of several sources: track names default to each source's name and its
+    /// channel ("mic", "desktop.monitor L", "desktop.monitor R"; given names win), and, when the file is
+    /// closed (`closing`), the NOTE adds each source's start and drift as measured then. One source: as given.
+    static func sourceMetadata(_ metadata: RecordingMetadata, reports: [SourceReport], closing: Bool = false) -> RecordingMetadata {
+        guard reports.count > 1 else { return metadata }
+        var metadata = metadata
+        if metadata.trackNames.isEmpty {
+            metadata.trackNames = reports.flatMap { report -> [String] in
+                switch report.channelCount {
+                case 1: [report.name]
+                case 2: [report.name + " L", report.name + " R"]
+                default: (1...report.channelCount).map { report.name + " \($0)" }
+                }
+            }
         }
-        var first = 0
-        return group.lanes.map { lane in
-            defer { first += lane.format.channelCount }
-            let measured = lane.driftKnown.load(ordering: .relaxed)
-            return SourceReport(name: lane.capture.sourceName, firstChannel: first, channelCount: lane.format.channelCount,
-                                sampleRate: format.sampleRate, startOffsetFrames: lane.offsetFrames.load(ordering: .relaxed),
-                                driftPPM: lane.index == 0 ? 0 : measured ? Double(lane.driftMicro.load(ordering: .relaxed)) / 1_000 : nil,
-                                isCorrectingDrift: lane.correcting.load(ordering: .relaxed),
-                                droppedFrames: lane.capture.droppedFrames.frames, gapFrames: lane.capture.gapFrames.frames)
+        if closing {
+            let figures = reports.enumerated().map { index, report in
+                let drift = index == 0 ? "the take's clock"
+                    : report.driftPPM.map { ($0 >= 0 ? "+" : "") + LoudnessTags.fixed($0, 1) + " ppm" + (report.isCorrectingDrift ? " corrected" : "") }
+                        ?? "drift not measured"
+                return "\(report.name): began \(LoudnessTags.fixed(report.startOffset * 1_000, 2)) ms in, \(drift)"
+            }
+            metadata.note = [metadata.note, "sources: " + figures.joined(separator: "; ")].filter { !$0.isEmpty }.joined(separator: " / ")
         }
+        return metadata
     }
 }

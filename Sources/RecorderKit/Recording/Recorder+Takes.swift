@@ -127,7 +127,7 @@ extension Recorder {
             }
             // Numbered takes: the first take's file, made ready now.
             let firstPath = trigger.map { $0.oneFile ? path : FileType.numberedPath(path, 1) } ?? path
-            let metadata = lifecycle.metadata
+            let metadata = Self.sourceMetadata(lifecycle.metadata, reports: capture.sourceReports(sampleRate: format.sampleRate))
             // The first frame's time as far as it is known before the start is placed (it is set again
             // at the first frame): now, less the pre-roll, or the time asked.
             let firstFrameTime = realtimeSeconds() + (time.map { $0 - deviceCurrentTime } ?? (trigger == nil ? -preRoll : 0))
@@ -188,7 +188,10 @@ extension Recorder {
                 let session = FileSession(writer: writer, firstFile: firstFile, format: format, overwrite: overwrite, startFrame: start,
                                           maxFramesPerFile: maxFramesPerFile, maxBytesPerFile: maxBytesPerFile,
                                           baseName: trigger.map { $0.oneFile ? nil : path } ?? nil,
-                                          metadata: metadata, currentMetadata: { settings.withLock { $0.metadata } },
+                                          metadata: metadata, currentMetadata: { [capture, format] in
+                                              Self.sourceMetadata(settings.withLock { $0.metadata },
+                                                                  reports: capture.sourceReports(sampleRate: format.sampleRate), closing: true)
+                                          },
                                           clock: clock, preRollFrames: trigger == nil ? max(0, asked - start) : 0)
                 delivery.worker.submit(.record(session)) { control in
                     control.recordingNumber += 1
