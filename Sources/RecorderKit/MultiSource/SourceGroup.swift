@@ -55,7 +55,7 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
     /// closed.
     init(sources: [String], channels: [Int], rate: Int, sampleFormat: SampleFormat, connection: PulseConnection,
          bufferFrames: Int, maxQueueFrames: Int?, pool: BufferPool, dataReady: Semaphore,
-         correctsDrift: Bool) throws(RecorderError) {
+         correctsDrift: Bool, fragmentFrames: [Int]? = nil) throws(RecorderError) {
         self.connection = connection
         format = StreamFormat(takeRate: rate, channelCount: channels.reduce(0, +), sampleFormat: sampleFormat)
         self.pool = pool
@@ -64,15 +64,18 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
         referenceRate = Double(rate) / 1e9
         scratch = .allocate(byteCount: scratchFrames * format.bytesPerFrame, alignment: 16)
         var made: [SourceLane] = []
+        let lagLimit = Self.lagLimit(rate: rate, fragmentFrames: (fragmentFrames ?? []) + [bufferFrames])
         for (index, source) in sources.enumerated() {
             do throws(RecorderError) {
                 let laneFormat = try StreamFormat(sampleRate: rate, channelCount: channels[index], sampleFormat: sampleFormat)
-                let lanePool = BufferPool(count: 4, capacityBytes: bufferFrames * laneFormat.bytesPerFrame)
+                let laneFrames = fragmentFrames.flatMap { $0.indices.contains(index) ? $0[index] : nil } ?? bufferFrames
+                let lanePool = BufferPool(count: 4, capacityBytes: laneFrames * laneFormat.bytesPerFrame)
                 let capture = try CaptureStream(format: laneFormat, source: source, server: nil, clientName: "",
-                                                fragmentBytes: bufferFrames * laneFormat.bytesPerFrame,
+                                                fragmentBytes: laneFrames * laneFormat.bytesPerFrame,
                                                 maxQueueBytes: maxQueueFrames.map { $0 * laneFormat.bytesPerFrame },
                                                 pool: lanePool, dataReady: dataReady, shared: connection)
-                made.append(SourceLane(index: index, capture: capture, format: laneFormat, correctsDrift: correctsDrift))
+                made.append(SourceLane(index: index, capture: capture, format: laneFormat, correctsDrift: correctsDrift,
+                                       lagLimit: lagLimit))
             } catch {
                 for lane in made { lane.capture.close() }
                 scratch.deallocate()
@@ -256,6 +259,11 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
             }
         }
     }
+
+    /// How far (frames) a source may lag behind another before the group stands silence in for it: three
+    /// seconds, or two of the largest fragment asked of any source if more (a source with larger
+    /// fragments or a larger latency than the others lags legitimately by about one).
+    static func lagLimit(rate: Int, fragmentFrames: [Int]) -> Int { max(3 * rate, 2 * (fragmentFrames.max() ?? 0)) }
 
     /// Timing rounds after the first source is placed that a source which has delivered nothing is waited
     /// for before the take begins without it (it joins, at its place, when it delivers).

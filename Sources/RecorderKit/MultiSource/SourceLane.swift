@@ -57,13 +57,13 @@ final class SourceLane: CallbackTarget {
     let driftKnown = Atomic<Bool>(false)
     let correcting = Atomic<Bool>(false)
 
-    init(index: Int, capture: CaptureStream, format: StreamFormat, correctsDrift: Bool) {
+    init(index: Int, capture: CaptureStream, format: StreamFormat, correctsDrift: Bool, lagLimit: Int) {
         self.index = index
         self.capture = capture
         self.format = format
         self.correctsDrift = correctsDrift
         // Room for the lag a source may have behind the others (see `lagLimit`), and two chunks more.
-        lagLimit = Self.lagLimit(rate: format.sampleRate, bufferFrames: capture.pool.capacityBytes / format.bytesPerFrame)
+        self.lagLimit = lagLimit
         ready = FrameRing(capacityFrames: lagLimit + 2 * chunkFrames + 1_024, bytesPerFrame: format.bytesPerFrame)
         history = FrameRing(capacityFrames: 2_048, bytesPerFrame: format.bytesPerFrame)
         clock = LaneClock(minimumSpread: 10 * Double(format.sampleRate))
@@ -79,11 +79,9 @@ final class SourceLane: CallbackTarget {
 
     var isResampling: Bool { resampler != nil }
 
-    /// How far (frames) a source may lag behind another before the group stands silence in for it: three
-    /// seconds, or eight buffers if more (a source with larger fragments than the others, or a larger
-    /// latency, lags legitimately by that much).
+    /// How far (frames) a source may lag behind another before the group stands silence in for it (the
+    /// same for every source of a take: `SourceGroup.lagLimit`).
     let lagLimit: Int
-    static func lagLimit(rate: Int, bufferFrames: Int) -> Int { max(3 * rate, 8 * bufferFrames) }
     /// Source frames still to discard when they arrive: the group stood silence in for them.
     private var owedSkip = 0
     /// The source frame up to which the group has stood silence in: the source's own notices before it

@@ -36,6 +36,18 @@ extension Recorder {
                             bufferCount: Int = 3, bufferDuration: Double = 0.1, maxQueueDuration: Double? = nil,
                             reconnectTimeout: Double? = nil, maximumPreRoll: Double = 0,
                             clientName: String = "recorder") throws(RecorderError) {
+        try self.init(sources: sources, sampleRate: sampleRate, sampleFormat: sampleFormat, channelsPerSource: channelsPerSource,
+                      server: server, driftCorrection: driftCorrection, bufferCount: bufferCount, bufferDuration: bufferDuration,
+                      maxQueueDuration: maxQueueDuration, reconnectTimeout: reconnectTimeout, maximumPreRoll: maximumPreRoll,
+                      clientName: clientName, fragmentDurations: nil)
+    }
+
+    /// As the public initializer; `fragmentDurations` gives each source's stream its own fragment size in
+    /// seconds (the tests' way to give one source a far larger latency than another).
+    convenience init(sources: [String], sampleRate: Int?, sampleFormat: SampleFormat, channelsPerSource: Int?,
+                     server: String?, driftCorrection: Bool, bufferCount: Int, bufferDuration: Double,
+                     maxQueueDuration: Double?, reconnectTimeout: Double?, maximumPreRoll: Double, clientName: String,
+                     fragmentDurations: [Double]?) throws(RecorderError) {
         guard !sources.isEmpty else {
             throw RecorderError(.invalidFormat, "no source given: name at least one (list them with `recorder sources`)")
         }
@@ -86,7 +98,8 @@ extension Recorder {
             group = try SourceGroup(sources: sources, channels: channels, rate: rate, sampleFormat: sampleFormat,
                                     connection: connection, bufferFrames: bufferFrames,
                                     maxQueueFrames: maxQueueDuration.map { Int(format.frames(seconds: $0) ?? 0) },
-                                    pool: pool, dataReady: wake, correctsDrift: driftCorrection)
+                                    pool: pool, dataReady: wake, correctsDrift: driftCorrection,
+                                    fragmentFrames: fragmentDurations?.map { max(1, Int(format.frames(seconds: $0) ?? 1)) })
         } catch {
             connection.close()
             throw error
