@@ -164,4 +164,24 @@ struct TriggerTests {
             #expect(!FileManager.default.fileExists(atPath: directory + "/quiet-001.wav"))
         }
     }
+
+    /// Sound already loud when a sound-activated recording begins: the take starts at once, no earlier
+    /// than the recording (a take of several sources, whose first buffer can begin before the recording's
+    /// start, once trapped here on a pre-roll running backwards: `SeveralSourceTakeTests`).
+    @Test func aTakeThatBeginsAtOnceStartsWithTheRecording() async throws {
+        try await withPrivateServer { server in
+            try await withSteadySine(on: server) {
+                let recorder = try Recorder(source: PrivateServer.monoSink + ".monitor", server: server.address, maximumPreRoll: 1)
+                defer { recorder.stop() }
+                _ = try await readingThrough(recorder.capturedFrames + 4_410, recorder.levelReadings())
+                let path = try temporaryDirectory() + "/loud.wav"
+                let start = try recorder.record(to: path, trigger: SoundTrigger(startAbove: -20, hang: 1, oneFile: true), preRoll: 0.5,
+                                                frameLimit: 22_050)
+                let summary = try #require(try await recorder.waitForRecording())
+                let take = try #require(summary.takes.first)
+                #expect(take.startFrame >= start)
+                #expect(summary.frameCount == 22_050)
+            }
+        }
+    }
 }

@@ -325,7 +325,9 @@ final class Delivery: WorkerBody {
                                  frameCount: 0, startFrame: take.first, onsetFrame: range.lowerBound, sampleRate: format.sampleRate)
         session.openTake = (open, session.frameCount)
         events.yield(.takeStarted(number: take.number, path: session.writer.path, atFrame: take.first))
-        if let begun {
+        // (A take whose first frame is past the onset buffer's start, the recording's start or the last
+        // take's end inside it, has no pre-roll to write.)
+        if let begun, take.first < range.lowerBound {
             preRoll?.forEachPart(of: take.first..<range.lowerBound) { bytes, frames in
                 write(bytes, startFrame: frames.lowerBound, to: session, as: begun)
             }
