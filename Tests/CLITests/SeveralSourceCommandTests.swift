@@ -60,4 +60,35 @@ struct SeveralSourceCommandTests {
             #expect(!FileManager.default.fileExists(atPath: path))
         }
     }
+
+    /// A take of several sources to standard output (an AU stream, whose reader knows its channels), and
+    /// one stopped by Ctrl-C (SIGINT) once it has levels to show: both files valid, three channels, the
+    /// stopped one with at least the second of audio its level lines showed.
+    @Test func aPipelineAndASignal() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let executable = try builtProduct("recorder")
+            let piped = try runProcess("/bin/sh", ["-c", "\"$0\" record - -d \"$1\" -d \"$2\" --duration 1 | cat > \"$3\"", executable,
+                                                   PrivateServer.sineSource, PrivateServer.stereoSink + ".monitor", directory + "/piped.au"],
+                                       environment: server.clientEnvironment)
+            #expect(piped.status == 0, "\(piped.stderr)")
+            let stream = try readSoundFile(directory + "/piped.au")
+            #expect(stream.channels == 3 && stream.frames == 44_100)
+            let path = directory + "/stopped.wav"
+            let process = try RunningProcess(try builtProduct("recorder"),
+                ["record", path, "-d", PrivateServer.sineSource, "-d", PrivateServer.stereoSink + ".monitor", "--levels-json"],
+                environment: server.clientEnvironment)
+            var levelLines = 0
+            for await line in process.lines where line.hasPrefix("{\"t\"") {
+                levelLines += 1
+                if levelLines == 10 { process.send(SIGINT) }
+            }
+            let (status, stderr) = await process.wait()
+            #expect(status == 0, "\(stderr)")
+            let take = try readSoundFile(path)
+            #expect(take.channels == 3)
+            #expect(take.frames >= 44_100 * 9 / 10)
+            #expect(stderr.contains("source 2 \(PrivateServer.stereoSink).monitor: channels 2-3"), "\(stderr)")
+        }
+    }
 }

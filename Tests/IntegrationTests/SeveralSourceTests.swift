@@ -15,7 +15,7 @@ struct SeveralSourceTests {
         try await withPrivateServer { server in
             for copy in ["rk_copy_a", "rk_copy_b"] {
                 try server.run("pactl", ["load-module", "module-remap-source", "source_name=\(copy)",
-                                         "master=\(PrivateServer.monoSink).monitor"])
+                                         "master=\(PrivateServer.monoSink).monitor", "channels=1"])
             }
             let directory = try temporaryDirectory()
             let noise = noiseSamples(count: 44_100 * 40)
@@ -114,8 +114,7 @@ struct SeveralSourceLossTests {
             _ = try await firstReading(readings) { $0.channels[0].peakPower > -20 }
             let events = recorder.events()
             let path = directory + "/take.wav"
-            try recorder.record(to: path, duration: reconnect ? 6 : 30)
-            let start = recorder.capturedFrames
+            let start = try recorder.record(to: path, duration: reconnect ? 6 : 30)
             _ = try await readingThrough(start + 44_100, readings)
             try server.run("pactl", ["unload-module", module])
             if reconnect {
