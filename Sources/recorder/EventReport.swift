@@ -88,6 +88,16 @@ struct EventReport: Equatable {
             json = line("take-end", take.startFrame + take.frameCount, ", \"take\": \(take.number), \"path\": \(jsonString(take.path)), "
                         + "\"file_frame\": \(take.fileFrame), \"frames\": \(take.frameCount), \"duration_s\": \(seconds(take.frameCount)), "
                         + "\"onset_t\": \(format(max(0, time(take.onsetFrame)), 3))")
+        case .recordingFinished(let summary) where summary.sources.count > 1:
+            // A take of several sources: where each stood at the end (start, drift, losses).
+            message = nil
+            json = line("sources", summary.startFrame + summary.frameCount, ", \"sources\": [" + summary.sources.enumerated().map { index, source in
+                "{\"name\": \(jsonString(source.name)), \"first_channel\": \(source.firstChannel), \"channels\": \(source.channelCount), "
+                    + "\"start_offset_ms\": \(format(source.startOffset * 1_000, 3)), "
+                    + "\"drift_ppm\": \(index == 0 ? "0" : source.driftPPM.map { format($0, 2) } ?? "null"), "
+                    + "\"corrected\": \(source.isCorrectingDrift), \"dropped_frames\": \(source.droppedFrames), "
+                    + "\"gap_frames\": \(source.gapFrames)}"
+            }.joined(separator: ", ") + "]")
         case .recordingFinished, .captureFailed:
             return nil
         @unknown default:

@@ -20,7 +20,9 @@ final class FrameCounter: Sendable {
 struct BufferFiller: ~Copyable {
     private let pool: BufferPool
     private let bytesPerFrame: Int
-    private let dataReady: Semaphore
+    /// Posted at every buffer handed on; nil: nobody waits on the buffers (a several-source take's
+    /// sources, whose buffers the group takes on the mainloop thread itself).
+    private let dataReady: Semaphore?
     private var filling: Int?
     private var filledBytes = 0
     private var bytePosition: Int64 = 0
@@ -35,7 +37,7 @@ struct BufferFiller: ~Copyable {
     /// What happened where, for the delivery thread.
     let notices = NoticeRing()
 
-    init(pool: BufferPool, bytesPerFrame: Int, dataReady: Semaphore) {
+    init(pool: BufferPool, bytesPerFrame: Int, dataReady: Semaphore?) {
         self.pool = pool
         self.bytesPerFrame = bytesPerFrame
         self.dataReady = dataReady
@@ -126,6 +128,6 @@ struct BufferFiller: ~Copyable {
         pool.filled.push(index)
         filling = nil
         filledBytes = 0
-        dataReady.post()
+        dataReady?.post()
     }
 }

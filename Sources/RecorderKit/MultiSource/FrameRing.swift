@@ -43,9 +43,39 @@ final class FrameRing {
     /// Copies the first `frames` frames (at most `count`) to `destination`, leaving them in the ring;
     /// each frame goes `stride` bytes after the one before (the take's interleaved layout).
     func peek(_ frames: Int, into destination: UnsafeMutableRawPointer, stride: Int) {
-        for frame in 0..<min(frames, count) {
-            let source = storage + ((head + frame) % capacity) * bytesPerFrame
-            (destination + frame * stride).copyMemory(from: source, byteCount: bytesPerFrame)
+        var done = 0
+        let wanted = min(frames, count)
+        while done < wanted {  // in at most two runs (the ring wraps once)
+            let start = (head + done) % capacity
+            let run = min(wanted - done, capacity - start)
+            Self.spread(from: storage + start * bytesPerFrame, to: destination + done * stride, frames: run,
+                        width: bytesPerFrame, stride: stride)
+            done += run
+        }
+    }
+
+    /// Copies `frames` frames of `width` bytes, packed at `source`, to every `stride` bytes from
+    /// `destination`: one load and store a frame for the common widths (a call per frame cost most of
+    /// the joining's time).
+    private static func spread(from source: UnsafeRawPointer, to destination: UnsafeMutableRawPointer, frames: Int,
+                               width: Int, stride: Int) {
+        switch width {
+        case 2:
+            for frame in 0..<frames {
+                (destination + frame * stride).storeBytes(of: source.loadUnaligned(fromByteOffset: frame * 2, as: UInt16.self), as: UInt16.self)
+            }
+        case 4:
+            for frame in 0..<frames {
+                (destination + frame * stride).storeBytes(of: source.loadUnaligned(fromByteOffset: frame * 4, as: UInt32.self), as: UInt32.self)
+            }
+        case 8:
+            for frame in 0..<frames {
+                (destination + frame * stride).storeBytes(of: source.loadUnaligned(fromByteOffset: frame * 8, as: UInt64.self), as: UInt64.self)
+            }
+        default:
+            for frame in 0..<frames {
+                (destination + frame * stride).copyMemory(from: source + frame * width, byteCount: width)
+            }
         }
     }
 

@@ -37,7 +37,7 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
     var timer: OpaquePointer?
     var round = 0
     private var completedRound = 0
-    /// The first source's frames per nanosecond of the server's clock (measured once a second).
+    /// The first source's frames per nanosecond of the server's clock (measured at every round).
     private var referenceRate: Double
     private var referenceMark: (time: Int64, frames: Double)?
     private(set) var aligned = false
@@ -223,7 +223,9 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
         guard let reference = lanes[0].observation, reference.round == round, reference.flowing else { return }
         referenceFlowingRounds += 1
         if let mark = referenceMark {
-            if reference.time - mark.time >= 900_000_000 {
+            // Measured over every round (a tenth of a second at first): the first source's position is
+            // carried to another source's moment at its own rate, not the nominal one.
+            if reference.time - mark.time >= 90_000_000 {
                 let measured = (reference.frames - mark.frames) / Double(reference.time - mark.time)
                 if measured.isFinite, measured > 0 { referenceRate = measured }
                 referenceMark = (reference.time, reference.frames)

@@ -128,7 +128,9 @@ final class CaptureStream: CallbackTarget, @unchecked Sendable {
         requestedQueueBytes = maxQueueBytes
         self.dataReady = dataReady
         self.pool = pool
-        filler = BufferFiller(pool: pool, bytesPerFrame: format.bytesPerFrame, dataReady: dataReady)
+        // A several-source take's stream: the group takes its buffers after every read, on this thread,
+        // so a full buffer wakes no one.
+        filler = BufferFiller(pool: pool, bytesPerFrame: format.bytesPerFrame, dataReady: shared == nil ? dataReady : nil)
         droppedFrames = filler.droppedFrames
         gapFrames = filler.gapFrames
         notices = filler.notices
