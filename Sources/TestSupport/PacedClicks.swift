@@ -68,7 +68,7 @@ public final class PacedClicks: @unchecked Sendable {
                 }
             }
             if audioTime >= seconds { return }
-            usleep(1_000)
+            usleep(250)
         }
     }
 }

@@ -155,4 +155,44 @@ struct SeveralSourceLossTests {
             }
         }
     }
+
+    /// The second source suspended for a second and a half mid-take (its sink suspended): the take goes
+    /// on at its length, the first source's channel is the played noise without a frame missing, and the
+    /// second source's silence is counted and named as its own.
+    @Test func aSuspendedSourceIsSilentAndCountedInItsChannelsOnly() async throws {
+        try await withPrivateServer { server in
+            try server.run("pactl", ["load-module", "module-null-sink", "sink_name=rk_dozing", "channels=1", "rate=44100"])
+            let directory = try temporaryDirectory()
+            let noise = noiseSamples(count: 44_100 * 40)
+            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+            let (program, arguments) = unblockingSignals("/usr/bin/paplay", ["--volume=65536", "--latency-msec=1000", "-d",
+                                                                            PrivateServer.monoSink, directory + "/noise.wav"])
+            let player = try RunningProcess(program, arguments, environment: server.clientEnvironment)
+            defer { player.send(SIGTERM); _ = player.waitBlocking() }
+            let recorder = try Recorder(sources: [PrivateServer.monoSink + ".monitor", "rk_dozing.monitor"], server: server.address)
+            defer { recorder.stop() }
+            let readings = recorder.levelReadings()
+            _ = try await firstReading(readings) { $0.channels[0].peakPower > -20 }
+            let path = directory + "/take.wav"
+            let start = try recorder.record(to: path, duration: 6)
+            _ = try await readingThrough(start + 44_100, readings)
+            try server.run("pactl", ["suspend-sink", "rk_dozing", "1"])
+            _ = try await readingThrough(recorder.capturedFrames + 66_150, readings)
+            try server.run("pactl", ["suspend-sink", "rk_dozing", "0"])
+            let summary = try #require(try await recorder.waitForRecording())
+            #expect(summary.error == nil)
+            #expect(summary.frameCount == 264_600)
+            let first = try readSoundFile(path).channel(0)
+            let loud = try #require(first.indices.first { $0 >= 4_410 && first[$0] != 0 })
+            let offset = try #require(firstIndex(of: Array(first[loud..<(loud + 64)]), in: noise)) - loud
+            let mismatch = (loud..<first.count).first { first[$0] != noise[$0 + offset] }
+            #expect(mismatch == nil, "the first source's channel departs from the played noise at frame \(mismatch ?? 0)")
+            #expect(summary.gaps.allSatisfy { $0.source == "rk_dozing.monitor" }, "\(summary.gaps)")
+            // (PulseAudio stops a suspended monitor's data, and the server's clock says how long; PipeWire
+            // may go on delivering silence, which is no loss.)
+            if server.kind == .pulseaudio {
+                #expect(summary.gaps.reduce(0) { $0 + $1.frameCount } >= 44_100, "\(summary.gaps)")
+            }
+        }
+    }
 }
