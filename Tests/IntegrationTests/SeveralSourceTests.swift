@@ -82,6 +82,24 @@ struct SeveralSourceTests {
     }
 }
 
+/// Plays 40 s of noise into the mono sink (the first source's, as its monitor) at full volume; the
+/// noise and the player, which the caller stops.
+private func playNoise(on server: PrivateServer, in directory: String) throws -> ([Int16], RunningProcess) {
+    let noise = noiseSamples(count: 44_100 * 40)
+    try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
+    let (program, arguments) = unblockingSignals("/usr/bin/paplay", ["--volume=65536", "--latency-msec=1000", "-d",
+                                                                    PrivateServer.monoSink, directory + "/noise.wav"])
+    return (noise, try RunningProcess(program, arguments, environment: server.clientEnvironment))
+}
+
+/// The first frame of `channel`, from where the played `noise` begins in it, that is not the noise's
+/// next sample (nil: none, not a frame missing or changed).
+private func departure(of channel: [Int16], fromPlayed noise: [Int16]) throws -> Int? {
+    let loud = try #require(channel.indices.first { $0 >= 4_410 && channel[$0] != 0 })
+    let offset = try #require(firstIndex(of: Array(channel[loud..<(loud + 64)]), in: noise)) - loud
+    return (loud..<channel.count).first { channel[$0] != noise[$0 + offset] }
+}
+
 /// A source of a several-source take that goes away mid-take: its channels only are silence, counted and
 /// placed as its loss; the other source's channel holds what was played, not a frame missing.
 @Suite(.timeLimit(.minutes(3)))
@@ -100,11 +118,7 @@ struct SeveralSourceLossTests {
             }
             var module = try load()
             let directory = try temporaryDirectory()
-            let noise = noiseSamples(count: 44_100 * 40)
-            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
-            let (program, arguments) = unblockingSignals("/usr/bin/paplay", ["--volume=65536", "--latency-msec=1000", "-d",
-                                                                            PrivateServer.monoSink, directory + "/noise.wav"])
-            let player = try RunningProcess(program, arguments, environment: server.clientEnvironment)
+            let (noise, player) = try playNoise(on: server, in: directory)
             defer { player.send(SIGTERM); _ = player.waitBlocking() }
 
             let recorder = try Recorder(sources: [PrivateServer.monoSink + ".monitor", gone + ".monitor"], server: server.address,
@@ -133,9 +147,7 @@ struct SeveralSourceLossTests {
             #expect(take.channels == 2)
             let first = take.channel(0)
             // The first source's channel: the played noise, every frame of it, from where it begins.
-            let loud = try #require(first.indices.first { $0 >= 4_410 && first[$0] != 0 })
-            let offset = try #require(firstIndex(of: Array(first[loud..<(loud + 64)]), in: noise)) - loud
-            let mismatch = (loud..<first.count).first { first[$0] != noise[$0 + offset] }
+            let mismatch = try departure(of: first, fromPlayed: noise)
             #expect(mismatch == nil, "the first source's channel departs from the played noise at frame \(mismatch ?? 0)")
             if reconnect {
                 #expect(failure == nil)
@@ -163,11 +175,7 @@ struct SeveralSourceLossTests {
         try await withPrivateServer { server in
             try server.run("pactl", ["load-module", "module-null-sink", "sink_name=rk_dozing", "channels=1", "rate=44100"])
             let directory = try temporaryDirectory()
-            let noise = noiseSamples(count: 44_100 * 40)
-            try writeWAV(directory + "/noise.wav", samples: noise, channels: 1)
-            let (program, arguments) = unblockingSignals("/usr/bin/paplay", ["--volume=65536", "--latency-msec=1000", "-d",
-                                                                            PrivateServer.monoSink, directory + "/noise.wav"])
-            let player = try RunningProcess(program, arguments, environment: server.clientEnvironment)
+            let (noise, player) = try playNoise(on: server, in: directory)
             defer { player.send(SIGTERM); _ = player.waitBlocking() }
             let recorder = try Recorder(sources: [PrivateServer.monoSink + ".monitor", "rk_dozing.monitor"], server: server.address)
             defer { recorder.stop() }
@@ -183,9 +191,7 @@ struct SeveralSourceLossTests {
             #expect(summary.error == nil)
             #expect(summary.frameCount == 264_600)
             let first = try readSoundFile(path).channel(0)
-            let loud = try #require(first.indices.first { $0 >= 4_410 && first[$0] != 0 })
-            let offset = try #require(firstIndex(of: Array(first[loud..<(loud + 64)]), in: noise)) - loud
-            let mismatch = (loud..<first.count).first { first[$0] != noise[$0 + offset] }
+            let mismatch = try departure(of: first, fromPlayed: noise)
             #expect(mismatch == nil, "the first source's channel departs from the played noise at frame \(mismatch ?? 0)")
             #expect(summary.gaps.allSatisfy { $0.source == "rk_dozing.monitor" }, "\(summary.gaps)")
             // (PulseAudio stops a suspended monitor's data, and the server's clock says how long; PipeWire
