@@ -75,6 +75,10 @@ public final class LoudnessMeter {
     /// window at every step would sum 3 s of samples ten times a second: most of an analysis's time.
     private var stepEnergies = [Double](repeating: 0, count: 30)
     private var ringIndex = 0
+    /// Called at the end of every 100 ms step with the momentary and short-term loudness of the windows
+    /// ending there (nil: silence); a file's analysis keeps them as its loudness series. In the first
+    /// 3 s the windows hold the steps there are and silence before them, as ffmpeg's ebur128 filter reads.
+    var onStep: ((_ momentary: Double?, _ shortTerm: Double?) -> Void)?
     /// Floats for `add(bigEndianS16:)`, sized once per largest block seen.
     private var scratch: [Float] = []
 
@@ -170,11 +174,15 @@ public final class LoudnessMeter {
         stepEnergies[ringIndex] = energy
         ringIndex = (ringIndex + 1) % stepEnergies.count
         var sum = 0.0
+        var momentary: Double?
         for back in 1...stepEnergies.count {
             sum += stepEnergies[(ringIndex - back + stepEnergies.count) % stepEnergies.count]
-            if back == 4, let momentary = Self.loudness(sum / 4) { maxMomentary = max(maxMomentary ?? momentary, momentary) }
+            if back == 4 { momentary = Self.loudness(sum / 4) }
         }
-        if let shortTerm = Self.loudness(sum / Double(stepEnergies.count)) { maxShortTerm = max(maxShortTerm ?? shortTerm, shortTerm) }
+        let shortTerm = Self.loudness(sum / Double(stepEnergies.count))
+        if let momentary { maxMomentary = max(maxMomentary ?? momentary, momentary) }
+        if let shortTerm { maxShortTerm = max(maxShortTerm ?? shortTerm, shortTerm) }
+        onStep?(momentary, shortTerm)
     }
 
     /// LUFS of a mean-square energy (BS.1770: −0.691 + 10·log10), nil for silence.

@@ -66,5 +66,46 @@ struct TruePeakScanner {
             memmove(base, base + count, history * MemoryLayout<Float>.stride)
         }
     }
+
+    /// As `add`, and every frame whose sample or oversampled value is above `ceiling` (linear) noted in
+    /// `overs`: a sample at `firstFrame` + its index, an oversampled value where the interpolator's delay
+    /// (half its length) puts it. Blocks of 16 outputs are checked whole; only one above the ceiling is
+    /// looked at output by output, so a file that is never over costs what `add` costs.
+    mutating func add(_ samples: UnsafePointer<Float>, count: Int, stride: Int, counting: Bool,
+                      ceiling: Float, firstFrame: Int64, overs: inout OverRuns) {
+        guard count > 0 else { return }
+        let history = length - 1
+        if buffer.count < history + count { buffer.append(contentsOf: repeatElement(0, count: history + count - buffer.count)) }
+        let length = length, phaseCount = factor - 1, delay = Int64(history / 2)
+        buffer.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            for index in 0..<count { base[history + index] = samples[index * stride] }
+            weights.withUnsafeBufferPointer { weights in
+                var start = 0
+                while start < count {
+                    let chunk = min(16, count - start)
+                    var sampleMax: Float = 0
+                    for index in start..<(start + chunk) { sampleMax = max(sampleMax, abs(base[history + index])) }
+                    samplePeak = max(samplePeak, sampleMax)
+                    let interpolated = counting && phaseCount > 0
+                        ? rk_interpolated_peak(base + history + start, chunk, weights.baseAddress!, Int32(phaseCount), Int32(length))
+                        : 0
+                    interpolatedPeak = max(interpolatedPeak, interpolated)
+                    if counting && max(sampleMax, interpolated) > ceiling {
+                        for index in start..<(start + chunk) {
+                            let sample = abs(base[history + index])
+                            if sample > ceiling { overs.note(frame: firstFrame + Int64(index), level: sample) }
+                            guard phaseCount > 0 else { continue }
+                            let value = rk_interpolated_peak(base + history + index, 1, weights.baseAddress!,
+                                                             Int32(phaseCount), Int32(length))
+                            if value > ceiling { overs.note(frame: max(0, firstFrame + Int64(index) - delay), level: value) }
+                        }
+                    }
+                    start += chunk
+                }
+            }
+            memmove(base, base + count, history * MemoryLayout<Float>.stride)
+        }
+    }
 }
 
