@@ -12,6 +12,9 @@ let package = Package(
         // TagLib behind a C interface, as a shared library RecorderKit loads when it first tags a file
         // (a plain take never maps TagLib); built with the package, installed beside the command.
         .library(name: "recorder-tags", type: .dynamic, targets: ["CTagLib"]),
+        // A file's pictures (waveform and loudness plot, spectrogram) through cairo and KissFFT, and peak
+        // data in audiowaveform's formats: a library of its own, so a plain take loads neither.
+        .library(name: "RecorderPictures", targets: ["RecorderPictures"]),
         .executable(name: "recorder", targets: ["recorder"]),
     ],
     dependencies: [
@@ -52,6 +55,23 @@ let package = Package(
             pkgConfig: "soxr",
             providers: [.apt(["libsoxr-dev"])]
         ),
+        // cairo (LGPL-2.1 or MPL-1.1, dynamically linked): the plots and the spectrogram, SVG and PNG from one
+        // drawing code, text in the system's fonts.
+        .systemLibrary(
+            name: "CCairo",
+            pkgConfig: "cairo",
+            providers: [.apt(["libcairo2-dev"])]
+        ),
+        // KissFFT (BSD-3-Clause): the spectrogram's real FFT. No pkgConfig: its .pc file adds -D flags that
+        // only say what the float build's header says by default.
+        .systemLibrary(
+            name: "CKissFFT",
+            providers: [.apt(["libkissfft-dev"])]
+        ),
+        .target(
+            name: "RecorderPictures",
+            dependencies: ["RecorderKit", "CCairo", "CKissFFT"]
+        ),
         // The true-peak interpolator's inner loop, in C vector types (fast in a debug build too).
         .target(name: "CTruePeak"),
         // sem_clockwait (waits on CLOCK_MONOTONIC) and fallocate: glibc has them, Swift's Glibc module does not show them.
@@ -74,7 +94,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "recorder",
-            dependencies: ["RecorderKit", "Locking", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["RecorderKit", "RecorderPictures", "Locking", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(
             name: "record-seconds",
@@ -207,6 +227,10 @@ let package = Package(
         .testTarget(
             name: "AppleAPITests",
             dependencies: ["OpenAudioToolbox", "OpenAVFAudio", "TestSupport", "CSndFile", "Locking"]
+        ),
+        .testTarget(
+            name: "PictureTests",
+            dependencies: ["RecorderPictures", "RecorderKit", "TestSupport", "CCairo", "CSndFile"]
         ),
         .testTarget(
             name: "CLITests",

@@ -1,0 +1,89 @@
+// The loudness series as a file for spreadsheets and other tools: CSV (time, momentary, short-term) or
+// JSON, written beside its path and renamed into place.
+import Glibc
+import RecorderKit
+
+/// Writes a file's loudness series (`FileAnalysis.loudnessSeries`).
+public enum CurveFile {
+    /// Writes `analysis`'s series to `path`: `.csv` (a header line, then `time_s,momentary_lufs,short_term_lufs`
+    /// per 100 ms, an empty field where the window is silent) or `.json` (`step_s`, `momentary`,
+    /// `short_term`, null where silent). Time is each window's end.
+    /// - Throws: `.unsupportedFileType` for another extension, `.invalidFormat` when the file's loudness
+    ///   was not measured, `.cannotCreateFile`/`.writeFailed` naming the path.
+    public static func write(_ analysis: FileAnalysis, to path: String) throws(RecorderError) {
+        let lower = path.lowercased()
+        guard lower.hasSuffix(".csv") || lower.hasSuffix(".json") else {
+            throw RecorderError(.unsupportedFileType, "cannot write the loudness curve to '\(path)': it is written as .csv or .json; name the file so")
+        }
+        guard let series = analysis.loudnessSeries else {
+            throw RecorderError(.invalidFormat, "no loudness curve for '\(analysis.path)': "
+                + (analysis.loudnessNotMeasured ?? "its loudness was not measured"))
+        }
+        let step = Double(series.stepFrames) / Double(max(analysis.sampleRate, 1))
+        func number(_ value: Float?) -> String? { value.map { plain(Double($0), 2) } }
+        var text = ""
+        if lower.hasSuffix(".csv") {
+            text = "time_s,momentary_lufs,short_term_lufs\n"
+            for index in series.momentary.indices {
+                text += plain(Double(index + 1) * step, 3) + "," + (number(series.momentary[index]) ?? "") + ","
+                    + (number(series.shortTerm[index]) ?? "") + "\n"
+            }
+        } else {
+            text = "{\"file\": " + json(analysis.path) + ", \"step_s\": " + plain(step, 6) + ", \"sample_rate\": \(analysis.sampleRate), "
+                + "\"momentary\": [" + series.momentary.map { number($0) ?? "null" }.joined(separator: ", ") + "], "
+                + "\"short_term\": [" + series.shortTerm.map { number($0) ?? "null" }.joined(separator: ", ") + "]}\n"
+        }
+        try WholeFile.write(Array(text.utf8), to: path, what: "the loudness curve")
+    }
+
+    /// ASCII decimals with a plain minus (for other programs to read).
+    static func plain(_ value: Double, _ decimals: Int) -> String {
+        String(fixed(value, decimals).map { $0 == "−" ? "-" : $0 })
+    }
+
+    static func json(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case _ where scalar.value < 0x20: result += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}
+
+/// A whole file written beside its path and renamed into place: never half a file at `path`.
+enum WholeFile {
+    static func write(_ bytes: [UInt8], to path: String, what: String) throws(RecorderError) {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let partial = folder + "." + name + ".partial-\(getpid())"
+        let descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw RecorderError(.cannotCreateFile, "cannot write \(what) to '\(path)': \(String(cString: strerror(errno))); choose a folder you can write to")
+        }
+        var done = 0
+        while done < bytes.count {
+            let wrote = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + done, $0.count - done) }
+            if wrote < 0 && errno == EINTR { continue }
+            guard wrote > 0 else {
+                let reason = String(cString: strerror(errno))
+                close(descriptor)
+                unlink(partial)
+                throw RecorderError(.writeFailed, "cannot write \(what) to '\(path)': \(reason); free some space")
+            }
+            done += wrote
+        }
+        let synced = fsync(descriptor) == 0 || errno == EINVAL
+        close(descriptor)
+        guard synced, rename(partial, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(partial)
+            throw RecorderError(.writeFailed, "cannot write \(what) to '\(path)': \(reason); free some space or choose another folder")
+        }
+    }
+}
