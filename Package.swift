@@ -230,7 +230,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PictureTests",
-            dependencies: ["RecorderPictures", "RecorderKit", "TestSupport", "CCairo", "CSndFile"]
+            dependencies: ["recorder", "RecorderPictures", "RecorderKit", "TestSupport", "CCairo", "CSndFile"]
         ),
         .testTarget(
             name: "CLITests",

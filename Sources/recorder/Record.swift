@@ -87,11 +87,17 @@ struct Record: AsyncParsableCommand {
     @Flag(name: .customLong("split-sources"), help: "Several sources: one file per source (OUTPUT_1.wav, OUTPUT_2.wav, …) instead of one, each with the take's first frame and length, written as a file set (one iXML FAMILY_UID, one bext TimeReference) when the take ends.")
     var splitSources = false
 
+    @Flag(help: "Write waveform data beside each file as it records (OUTPUT.dat: audiowaveform's binary version 2, every channel, 16-bit, 256 frames a pair), valid at every moment, so a take still recording can be drawn.")
+    var peaks = false
+
     @OptionGroup(title: "Take sheet (bext and iXML)") var sheet: TakeSheetOptions
 
     func validate() throws {
         if splitSources && capture.sources.count < 2 {
             throw ValidationError("--split-sources needs several sources: repeat -d, e.g. -d mic -d desktop.monitor")
+        }
+        if peaks && output == "-" {
+            throw ValidationError("--peaks writes a file beside the take: give the take a file name, not -")
         }
         if splitSources && output == "-" {
             throw ValidationError("--split-sources writes one file per source: give a file name, not -")
@@ -192,6 +198,7 @@ struct Record: AsyncParsableCommand {
         let recorder = try capture.startRecorder(maximumPreRoll: preRoll)
         recorder.encoderQuality = quality
         recorder.metadata = sheet.metadata(output: output)
+        if peaks { recorder.peakData = PeakFormat(version: 2, mixed: false, bits: 16, samplesPerPixel: 256) }
         var startTime: Double?
         if let startAt, let start = StartTime(startAt) {
             guard let seconds = start.secondsFromNow() else {
@@ -326,11 +333,13 @@ struct Record: AsyncParsableCommand {
             printSummary(summary, rate: recorder.format.sampleRate)
             printSources(summary.sources)
             if files != summary.files { writeLine("files by source: " + files.joined(separator: ", ")) }
+            if !summary.peakFiles.isEmpty { writeLine("peaks: " + summary.peakFiles.joined(separator: ", ")) }
             if options.givenRate == nil && capture.rate != options.rate {
                 writeLine("rate: \(capture.rate) Hz, the rate \(container?.rawValue.capitalized ?? "") holds nearest to "
                           + "the default \(options.rate) Hz (-r chooses another it holds)")
             }
         }
+        if let failure = summary.peakFailure { writeLine("recorder: warning: \(failure.message)") }
         // The takes' loudness into their files (a WAV's is in its bext chunk already).
         if sheet.tag, summary.fileType != .wav, summary.fileType != .rf64 {
             for path in files {

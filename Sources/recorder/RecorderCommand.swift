@@ -17,7 +17,7 @@ struct RecorderCommand: AsyncParsableCommand {
             1 anything else.
             """,
         version: "0.1.0",
-        subcommands: [Record.self, Meter.self, Play.self, Sources.self, Sinks.self, Analyze.self, Normalize.self])
+        subcommands: [Record.self, Meter.self, Play.self, Sources.self, Sinks.self, Analyze.self, Peaks.self, Normalize.self])
 
     /// Like the default entry point, but a usage error is one line on stderr (what went wrong and where
     /// to look), and errors already reported by `fail` just set the exit status.

@@ -65,6 +65,10 @@ public struct RecordingSummary: Sendable, Hashable {
     /// A take of several sources: where each stood when the recording ended (its channels, start offset,
     /// drift, losses); one entry for one source.
     public var sources: [SourceReport] = []
+    /// The peak files written beside the files (`Recorder.peakData`), in order.
+    public var peakFiles: [String] = []
+    /// Why peak data stopped being written (the take itself went on); nil when every peak file is whole.
+    public var peakFailure: RecorderError?
 }
 
 /// One take of a sound-activated recording.

@@ -115,6 +115,9 @@ extension Delivery {
                                        levels: session.totals.levels,
                                        clippedSamples: session.totals.clippedSamples, error: error)
         summary.sources = capture.sourceReports(sampleRate: format.sampleRate)
+        summary.peakFiles = untaken ? [] : session.peakFiles
+        summary.peakFailure = session.peakFailure
+        if untaken { for path in session.peakFiles { unlink(path) } }
         control.change { control in
             control.recording = nil
             control.finishedNumber = session.number

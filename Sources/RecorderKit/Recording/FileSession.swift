@@ -48,15 +48,23 @@ final class FileSession: @unchecked Sendable {
     private var fileFirstFrame: Int64?
     /// The current file's loudness, measured as it is written, for its bext chunk (nil without one).
     private var loudness: LoudnessMeter?
-    private var loudnessScratch: [Float] = []
     /// The gaps already placed in a file as markers (`gaps` before this index).
     private var markedGaps = 0
+    /// Waveform data beside each file (`Recorder.peakData`), the current file's growing one, the ones
+    /// written, and why they stopped when they did.
+    let peakData: PeakFormat?
+    private var peaks: PeakFile?
+    private(set) var peakFiles: [String] = []
+    private(set) var peakFailure: RecorderError?
+    /// The frames just written, as floats, for the loudness and the peaks.
+    private var decoded: [Float] = []
 
     /// `writer` was made with `firstFile`'s chunks (`FileSession.firstFile`).
     init(writer: SoundFileWriter, firstFile: IXMLFacts, format: StreamFormat, overwrite: Bool, startFrame: Int64,
          maxFramesPerFile: Int64?, maxBytesPerFile: Int64?, baseName: String? = nil,
          metadata: RecordingMetadata, currentMetadata: @escaping @Sendable () -> RecordingMetadata,
-         clock: FrameClock, preRollFrames: Int64) {
+         clock: FrameClock, preRollFrames: Int64, peakData: PeakFormat? = nil) {
+        self.peakData = peakData
         self.writer = writer
         self.metadata = metadata
         self.currentMetadata = currentMetadata
@@ -72,6 +80,38 @@ final class FileSession: @unchecked Sendable {
         self.maxBytesPerFile = maxBytesPerFile
         files = [writer.path]
         totals = LevelTotals(channelCount: format.channelCount, sampleFormat: format.sampleFormat)
+        openPeaks()
+    }
+
+    /// The current file's peak file: its path with `.dat` for its extension, created (replaced only with
+    /// `overwrite`) before its first frame.
+    private func openPeaks() {
+        guard let peakData, peakFailure == nil, !writer.isStandardOutput, !writer.isDevice else { return }
+        let path = Self.peakPath(for: writer.path)
+        do throws(RecorderError) {
+            if !overwrite && access(path, F_OK) == 0 {
+                throw RecorderError(.fileExists, "peak data not written: '\(path)' exists; pass --force (overwrite) to replace it")
+            }
+            let file = try PeakFile(path: path, format: peakData, growing: true)
+            try file.open(sampleRate: format.sampleRate, channelCount: format.channelCount)
+            peaks = file
+            peakFiles.append(path)
+        } catch {
+            peakFailure = error
+        }
+    }
+
+    /// Where a file's peak data goes: its path with `.dat` for its extension (or added, without one).
+    static func peakPath(for path: String) -> String {
+        let name = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        if let dot = path[name...].lastIndex(of: "."), dot != name { return String(path[..<dot]) + ".dat" }
+        return path + ".dat"
+    }
+
+    private func closePeaks() {
+        guard let file = peaks else { return }
+        peaks = nil
+        do throws(RecorderError) { try file.finish() } catch { if peakFailure == nil { peakFailure = error } }
     }
 
     /// Frames written so far, all files together.
@@ -111,7 +151,7 @@ final class FileSession: @unchecked Sendable {
             let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
             if writer.framesWritten == 0 { stamp(firstFrame: startFrame + Int64(offset / bytesPerFrame)) }
             try writer.write(packets: slice)
-            measureLoudness(slice)
+            measureAndDraw(slice)
             if let sums, count == bytes.count {
                 sums.withUnsafeBufferPointer { totals.add($0, frames: count / bytesPerFrame) }
             } else {
@@ -154,6 +194,7 @@ final class FileSession: @unchecked Sendable {
         framesBefore += writer.framesWritten
         writer = next
         files.append(path)
+        openPeaks()
     }
 
     /// Closes the current file with the markers that fall in it: from its first frame up to, not
@@ -180,6 +221,7 @@ final class FileSession: @unchecked Sendable {
                       ?? (files.count == 1 ? preRollFrames : 0))
         let all = (frames + gapFrames).enumerated().sorted { ($0.element.frame, $0.offset) < ($1.element.frame, $1.offset) }.map(\.element)
         let stored = writer.close(markers: all, byteLimit: maxBytesPerFile) && (writer.fileType == .aiff || writer.fileType == .wav)
+        closePeaks()
         for (marker, placed) in zip(mine, frames) {
             self.markers.append(RecordingMarker(label: marker.label, startFrame: framesBefore + placed.frame,
                                                 path: writer.path, fileFrame: placed.frame,
@@ -208,13 +250,25 @@ final class FileSession: @unchecked Sendable {
         loudness?.weigh(ChannelWeight.of(channelCount: format.channelCount, map: nil))
     }
 
-    /// Adds what was written to the current file's loudness.
-    private func measureLoudness(_ slice: UnsafeRawBufferPointer) {
-        guard let loudness else { return }
+    /// Adds what was written to the current file's loudness and its peak file (flushed: its header then
+    /// counts these frames' pixels that are whole).
+    private func measureAndDraw(_ slice: UnsafeRawBufferPointer) {
+        guard loudness != nil || peaks != nil else { return }
         let count = slice.count / format.sampleFormat.bytesPerSample
-        if loudnessScratch.count < count { loudnessScratch = [Float](repeating: 0, count: count) }
-        let decoded = loudnessScratch.withUnsafeMutableBufferPointer { format.sampleFormat.decode(slice, into: $0) }
-        loudnessScratch.withUnsafeBufferPointer { loudness.add(interleaved: UnsafeBufferPointer(rebasing: $0[0..<decoded])) }
+        if decoded.count < count { decoded = [Float](repeating: 0, count: count) }
+        let samples = decoded.withUnsafeMutableBufferPointer { format.sampleFormat.decode(slice, into: $0) }
+        decoded.withUnsafeBufferPointer { floats in
+            let block = UnsafeBufferPointer(rebasing: floats[0..<samples])
+            loudness?.add(interleaved: block)
+            if let peaks {
+                peaks.add(interleaved: block)
+                do throws(RecorderError) { try peaks.flush() } catch {
+                    // Given up: the file so far stays valid (its header counts what was written).
+                    peakFailure = error
+                    self.peaks = nil
+                }
+            }
+        }
     }
 
     /// Frames from local midnight to `seconds` (wall-clock time), at `sampleRate`.

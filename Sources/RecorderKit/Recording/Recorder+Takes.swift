@@ -192,7 +192,8 @@ extension Recorder {
                                               Self.sourceMetadata(settings.withLock { $0.metadata },
                                                                   reports: capture.sourceReports(sampleRate: format.sampleRate), closing: true)
                                           },
-                                          clock: clock, preRollFrames: trigger == nil ? max(0, asked - start) : 0)
+                                          clock: clock, preRollFrames: trigger == nil ? max(0, asked - start) : 0,
+                                          peakData: lifecycle.peakData)
                 delivery.worker.submit(.record(session)) { control in
                     control.recordingNumber += 1
                     session.number = control.recordingNumber

@@ -58,6 +58,7 @@ public final class Recorder: AudioMetering, Sendable {
         var stopped = false
         var encoderQuality: Double?
         var metadata = RecordingMetadata()
+        var peakData: PeakFormat?
     }
 
     /// The lossy encoder's quality for the recordings started from now on (AVEncoderAudioQualityKey),
@@ -67,6 +68,17 @@ public final class Recorder: AudioMetering, Sendable {
     public var encoderQuality: Double? {
         get { lifecycle.withLock { $0.encoderQuality } }
         set { lifecycle.withLock { $0.encoderQuality = newValue } }
+    }
+
+    /// Waveform data for the recordings started from now on (nil, the default: none): every file a
+    /// recording writes gets a binary peak file beside it in audiowaveform's format (its name with
+    /// `.dat` for its extension), appended at each buffer and valid at every moment, so a take still
+    /// being recorded can be drawn. Not for standard output or a device. A peak file that cannot be
+    /// written is given up and said in the summary (`RecordingSummary.peakFailure`); the take goes on.
+    /// Any thread.
+    public var peakData: PeakFormat? {
+        get { lifecycle.withLock { $0.peakData } }
+        set { lifecycle.withLock { $0.peakData = newValue } }
     }
 
     /// What the recordings started from now on write into their files besides the audio: a bext chunk

@@ -1,20 +1,27 @@
 // Waveform data in BBC audiowaveform's formats (binary .dat version 1 and 2, and JSON), for peaks.js and
 // wavesurfer.js: written from an analysis pass, or growing beside a take and valid at every moment.
 import Glibc
-import RecorderKit
 
 /// How peak data is laid out (audiowaveform's doc/DataFormat.md).
 public struct PeakFormat: Sendable, Hashable {
-    /// 1: one channel (the file's channels mixed to their mean, as audiowaveform mixes); 2: every channel.
+    /// 1 (one channel only) or 2 (a channel count in the header).
     public var version: Int
+    /// The file's channels mixed to their mean, as audiowaveform mixes them unless told to split them;
+    /// always so for version 1.
+    public var mixed: Bool
     /// 8 or 16: values −128…127 or −32 768…32 767.
     public var bits: Int
     /// Frames per min/max pair (audiowaveform's "samples per pixel"), at least 1.
     public var samplesPerPixel: Int
+    /// Pairs per second instead, when set: frames per pair are then the rate divided by it, rounded (at
+    /// least 1), fixed when the rate is known.
+    public var pixelsPerSecond: Int?
 
     /// A format; a version other than 1 is 2, bits other than 8 are 16.
-    public init(version: Int = 2, bits: Int = 16, samplesPerPixel: Int = 512) {
+    public init(version: Int = 2, mixed: Bool = false, bits: Int = 16, samplesPerPixel: Int = 256, pixelsPerSecond: Int? = nil) {
+        self.pixelsPerSecond = pixelsPerSecond.map { min(max($0, 1), 1_000_000) }
         self.version = version == 1 ? 1 : 2
+        self.mixed = mixed || version == 1
         self.bits = bits == 8 ? 8 : 16
         self.samplesPerPixel = min(max(samplesPerPixel, 1), Int(Int32.max))
     }
@@ -37,7 +44,8 @@ public struct PeakFormat: Sendable, Hashable {
 /// place at `end()`.
 public final class PeakFile: AnalysisTap {
     public let path: String
-    public let format: PeakFormat
+    /// Its format (with the frames per pair fixed once the rate is known).
+    public private(set) var format: PeakFormat
     public let isJSON: Bool
     public let growing: Bool
     private var descriptor: Int32 = -1
@@ -79,11 +87,14 @@ public final class PeakFile: AnalysisTap {
     /// - Throws: `.cannotCreateFile` naming the path.
     public func open(sampleRate: Int, channelCount: Int) throws(RecorderError) {
         channels = max(1, channelCount)
+        if let perSecond = format.pixelsPerSecond {
+            format.samplesPerPixel = max(1, Int((Double(max(sampleRate, 1)) / Double(perSecond)).rounded()))
+        }
         descriptor = Glibc.open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw RecorderError(.cannotCreateFile, "cannot write peaks to '\(path)': \(String(cString: strerror(errno))); choose a folder you can write to")
         }
-        let outputChannels = format.version == 1 ? 1 : channels
+        let outputChannels = format.mixed ? 1 : channels
         columns = WaveformColumns(channelCount: outputChannels, framesPerColumn: format.samplesPerPixel) { [unowned self] _, column in
             self.append(column)
         }
@@ -150,7 +161,7 @@ public final class PeakFile: AnalysisTap {
     /// Adds interleaved frames (full scale ±1) of `channelCount` channels.
     public func add(interleaved samples: UnsafeBufferPointer<Float>) {
         guard let columns else { return }
-        guard format.version == 1 && channels > 1 else {
+        guard format.mixed && channels > 1 else {
             columns.add(interleaved: samples)
             return
         }
