@@ -21,19 +21,37 @@ public enum CurveFile {
         }
         let step = Double(series.stepFrames) / Double(max(analysis.sampleRate, 1))
         func number(_ value: Float?) -> String? { value.map { plain(Double($0), 2) } }
+        // Written as it is formatted, 64 kB at a time: a ten-hour curve is never one string in memory.
+        let file = try WholeFile(path: path, what: "the loudness curve")
         var text = ""
+        func flush(_ force: Bool = false) throws(RecorderError) {
+            guard force || text.utf8.count >= 1 << 16 else { return }
+            try file.append(Array(text.utf8))
+            text = ""
+        }
         if lower.hasSuffix(".csv") {
             text = "time_s,momentary_lufs,short_term_lufs\n"
             for index in series.momentary.indices {
                 text += plain(Double(index + 1) * step, 3) + "," + (number(series.momentary[index]) ?? "") + ","
                     + (number(series.shortTerm[index]) ?? "") + "\n"
+                try flush()
             }
         } else {
             text = "{\"file\": " + json(analysis.path) + ", \"step_s\": " + plain(step, 6) + ", \"sample_rate\": \(analysis.sampleRate), "
-                + "\"momentary\": [" + series.momentary.map { number($0) ?? "null" }.joined(separator: ", ") + "], "
-                + "\"short_term\": [" + series.shortTerm.map { number($0) ?? "null" }.joined(separator: ", ") + "]}\n"
+                + "\"momentary\": ["
+            for (index, value) in series.momentary.enumerated() {
+                text += (index == 0 ? "" : ", ") + (number(value) ?? "null")
+                try flush()
+            }
+            text += "], \"short_term\": ["
+            for (index, value) in series.shortTerm.enumerated() {
+                text += (index == 0 ? "" : ", ") + (number(value) ?? "null")
+                try flush()
+            }
+            text += "]}\n"
         }
-        try WholeFile.write(Array(text.utf8), to: path, what: "the loudness curve")
+        try flush(true)
+        try file.finish()
     }
 
     /// ASCII decimals with a plain minus (for other programs to read).
@@ -55,31 +73,50 @@ public enum CurveFile {
     }
 }
 
-/// A whole file written beside its path and renamed into place: never half a file at `path`.
-enum WholeFile {
-    static func write(_ bytes: [UInt8], to path: String, what: String) throws(RecorderError) {
+/// A file written beside its path and renamed into place when finished: never half a file at `path`.
+/// Removed if dropped unfinished.
+final class WholeFile {
+    let path: String
+    let what: String
+    private let partial: String
+    private var descriptor: Int32
+
+    init(path: String, what: String) throws(RecorderError) {
+        self.path = path
+        self.what = what
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let partial = folder + "." + name + ".partial-\(getpid())"
-        let descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        partial = folder + "." + name + ".partial-\(getpid())"
+        descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw RecorderError(.cannotCreateFile, "cannot write \(what) to '\(path)': \(String(cString: strerror(errno))); choose a folder you can write to")
         }
+    }
+
+    deinit {
+        if descriptor >= 0 {
+            close(descriptor)
+            unlink(partial)
+        }
+    }
+
+    func append(_ bytes: [UInt8]) throws(RecorderError) {
         var done = 0
         while done < bytes.count {
             let wrote = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + done, $0.count - done) }
             if wrote < 0 && errno == EINTR { continue }
             guard wrote > 0 else {
-                let reason = String(cString: strerror(errno))
-                close(descriptor)
-                unlink(partial)
-                throw RecorderError(.writeFailed, "cannot write \(what) to '\(path)': \(reason); free some space")
+                throw RecorderError(.writeFailed, "cannot write \(what) to '\(path)': \(String(cString: strerror(errno))); free some space")
             }
             done += wrote
         }
+    }
+
+    func finish() throws(RecorderError) {
         let synced = fsync(descriptor) == 0 || errno == EINVAL
         close(descriptor)
+        descriptor = -1
         guard synced, rename(partial, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(partial)

@@ -237,3 +237,23 @@ func artifactsFolder() throws -> String {
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     return folder
 }
+
+/// Writes 32-bit float samples (interleaved, NaN and infinities as they are) to a WAV (IEEE float).
+func writeFloatWAV(_ path: String, samples: [Float], channels: Int, sampleRate: Int) throws {
+    var file = Data()
+    func u32(_ value: Int) { withUnsafeBytes(of: UInt32(value).littleEndian) { file.append(contentsOf: $0) } }
+    func u16(_ value: Int) { withUnsafeBytes(of: UInt16(value).littleEndian) { file.append(contentsOf: $0) } }
+    file.append(contentsOf: Array("RIFF".utf8))
+    u32(4 + 8 + 16 + 8 + samples.count * 4)
+    file.append(contentsOf: Array("WAVEfmt ".utf8))
+    u32(16); u16(3); u16(channels); u32(sampleRate); u32(sampleRate * channels * 4); u16(channels * 4); u16(32)
+    file.append(contentsOf: Array("data".utf8))
+    u32(samples.count * 4)
+    samples.withUnsafeBytes { file.append(contentsOf: $0) }
+    try file.write(to: URL(fileURLWithPath: path))
+}
+
+/// Runs the built `recorder` with `arguments` to its end.
+func runRecorder(_ arguments: [String]) throws -> ProcessResult {
+    try runProcess(try builtProduct("recorder"), arguments, environment: ProcessInfo.processInfo.environment)
+}

@@ -86,6 +86,10 @@ public struct FileAnalysis: Sendable, Hashable {
         var momentary: [Float?] = []
         var shortTerm: [Float?] = []
         if request.loudnessSeries {
+            // As many values as the file's length makes, so the arrays are never copied to grow.
+            let steps = Int(min(max(file.frameCount, 0) / Int64(max(1, rate / 10)) + 1, 50_000_000))
+            momentary.reserveCapacity(steps)
+            shortTerm.reserveCapacity(steps)
             meter?.onStep = { value, window in
                 momentary.append(value.map { Float($0) })
                 shortTerm.append(window.map { Float($0) })
