@@ -64,6 +64,25 @@ private func readings(_ samples: [Float], after seconds: Double, rate: Int = 48_
         }
     }
 
+    /// K-weighting's high shelf is at 1.68 kHz: below 2 × 1.68 kHz it is past Nyquist, and libebur128
+    /// (which takes any rate from 16 Hz) read a −20 dBFS sine at 2 kHz as +2 300 LUFS, at 4 kHz 0.47 dB
+    /// off. The meter takes 8 kHz and up, where it reads 0.22 dB from 48 kHz (libebur128's filter design).
+    @Test func ratesWhereKWeightingCannotBeBuiltAreRefused() throws {
+        #expect(MeterLimits.loudnessSampleRates.lowerBound == 8_000)
+        for rate in [16, 2_000, 7_999] {
+            #expect(throws: RecorderError.self) { _ = try LoudnessMeter(channelCount: 1, sampleRate: rate) }
+        }
+        var readings: [Double] = []
+        for rate in [8_000, 48_000] {
+            let meter = try LoudnessMeter(channelCount: 1, sampleRate: rate)
+            let samples = (0..<(10 * rate)).map { Float(0.1 * sin(2 * Double.pi * 100 * Double($0) / Double(rate))) }
+            samples.withUnsafeBufferPointer { meter.add(interleaved: $0) }
+            readings.append(try #require(meter.integrated))
+        }
+        print("a 100 Hz tone at −20 dBFS: \(readings[0]) LUFS at 8 kHz, \(readings[1]) LUFS at 48 kHz")
+        #expect(abs(readings[0] - readings[1]) < 0.3, "\(readings)")
+    }
+
     @Test func ebu3341Cases3To5ReadIntegratedMinus23() throws {
         let cases: [[(seconds: Double, dBFS: Double)]] = [
             [(10, -36), (60, -23), (10, -36)],

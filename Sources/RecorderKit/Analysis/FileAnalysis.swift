@@ -45,7 +45,7 @@ public struct FileAnalysis: Sendable, Hashable {
     /// The file's markers (AIFF `MARK`, WAV `cue `, as libsndfile reads them), in the file's order.
     public let markers: [FileMarker]
     /// Why the loudness values are nil although the file has sound: its rate or channel count is one
-    /// libebur128 cannot measure (below 16 Hz, more than 64 channels); nil when loudness was measured.
+    /// loudness is not measured at (below 8 kHz, more than 64 channels); nil when loudness was measured.
     /// The levels are measured all the same.
     public let loudnessNotMeasured: String?
 
@@ -210,7 +210,7 @@ public struct FileAnalysis: Sendable, Hashable {
             maxMomentary: meter?.maxMomentary, maxShortTerm: meter?.maxShortTerm,
             markers: file.markers.map { FileMarker(frame: $0.frame, label: $0.label) },
             loudnessNotMeasured: meter != nil ? nil
-                : "libebur128 measures loudness at \(MeterLimits.loudnessSampleRates.lowerBound) to "
+                : "loudness is measured at \(MeterLimits.loudnessSampleRates.lowerBound) to "
                   + "\(MeterLimits.loudnessSampleRates.upperBound) Hz in 1 to \(MeterLimits.loudnessChannelCounts.upperBound) "
                   + "channels, not \(channels) channels at \(rate) Hz",
             waveform: waveform == nil ? nil : Waveform(frames: max(0, file.frameCount), channelCount: max(1, channels), columns: columns),

@@ -15,8 +15,11 @@ public enum MeterLimits {
     public static let channelCounts = 1...1_024
     /// Channels and rates libebur128 measures (`LoudnessMeter`, the loudness kind of `StandardMeter`).
     public static let loudnessChannelCounts = 1...64
-    /// Rates the loudness meter takes (libebur128's range).
-    public static let loudnessSampleRates = 16...2_822_400
+    /// Rates the loudness meter takes: libebur128's upper limit, and from 8 kHz. K-weighting's high
+    /// shelf is at 1.68 kHz: libebur128 takes 16 Hz and up, but below twice the shelf its filter is past
+    /// Nyquist (a −20 dBFS sine at 2 kHz read +2 300 LUFS), and at 4 kHz a 100 Hz tone read 0.47 dB
+    /// from its 48 kHz loudness (0.22 dB at 8 kHz).
+    public static let loudnessSampleRates = 8_000...2_822_400
     /// Peak hold, seconds.
     public static let peakHold = 0.0...3_600.0
     /// The dBFS level of a sine that reads 0 VU.
