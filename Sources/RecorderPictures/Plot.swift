@@ -61,7 +61,16 @@ public enum Plot {
         guard let kind = PictureKind(path: path) else {
             throw RecorderError(.unsupportedFileType, "cannot draw '\(path)': a plot is written as .svg or .png; name the file so")
         }
-        let layout = PlotLayout(width: options.width, height: options.height, duration: analysis.duration,
+        // The columns span the length the file announced: a file that ends early is drawn over that
+        // length, its missing end empty (the caption says so). One whose length was not known before it
+        // was read (a pipe) has no columns to draw.
+        let announced = analysis.waveform?.frames ?? analysis.frames
+        if analysis.waveform != nil && announced < analysis.frames {
+            throw RecorderError(.invalidFormat, "cannot draw '\(analysis.path)': its length was not known before it was read "
+                + "(a pipe); write it to a file first")
+        }
+        let duration = Double(max(announced, analysis.frames)) / Double(max(analysis.sampleRate, 1))
+        let layout = PlotLayout(width: options.width, height: options.height, duration: duration,
                                 channels: analysis.channelCount, target: options.target)
         let canvas = try Canvas(path: path, kind: kind, width: options.width, height: options.height)
         PlotDrawing(canvas: canvas, layout: layout, analysis: analysis, options: options).draw()

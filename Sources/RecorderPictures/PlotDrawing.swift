@@ -22,7 +22,8 @@ struct PlotDrawing {
         caption()
     }
 
-    private var seconds: Double { analysis.duration }
+    /// The time the plot spans (the length the file announced, when it ends early).
+    private var seconds: Double { layout.duration }
 
     private func panels() {
         let width = layout.plotWidth
@@ -234,9 +235,11 @@ struct PlotDrawing {
         let perLane = layout.lanes.first?.channels.count ?? 1
         let drawn = perLane == 1 ? "every channel in its own lane"
             : "\(analysis.channelCount) channels in \(layout.lanes.count) lanes of \(perLane) (each lane: its channels' lowest, highest and loudest RMS)"
+        let missing = analysis.missingFrames > 0
+            ? " · the file ends \(fixed(Double(analysis.missingFrames) / Double(max(analysis.sampleRate, 1)), 3)) s before its header says" : ""
         canvas.text("\(truePeakOvers) true-peak overs, \(clippedRuns) clipped runs"
                     + (analysis.oversLeftOut > 0 ? " (and \(analysis.oversLeftOut) more not drawn)" : "")
-                    + " · \(drawn) · waveform linear, ticks in dBFS; RMS band dark",
+                    + " · \(drawn) · waveform linear, ticks in dBFS; RMS band dark" + missing,
                     x: layout.left, y: layout.captionY[1], size: 11, Palette.text)
     }
 }

@@ -16,6 +16,8 @@ public final class SpectrogramTap: AnalysisTap {
     /// Set by `begin`.
     public private(set) var sampleRate = 0
     public private(set) var frames: Int64 = 0
+    /// Frames fed so far (`frames` once a file announced its length truly).
+    public private(set) var framesFed: Int64 = 0
     /// Per column, `fftSize / 2 + 1` powers, 1.0 for a full-scale sine's bin (nil until `end`).
     public private(set) var power: [Float] = []
     private var channels = 1
@@ -85,6 +87,7 @@ public final class SpectrogramTap: AnalysisTap {
 
     public func add(interleaved samples: UnsafeBufferPointer<Float>) {
         let count = samples.count / channels
+        framesFed += Int64(count)
         let scale = 1 / Float(channels)
         for frame in 0..<count {
             var sum: Float = 0

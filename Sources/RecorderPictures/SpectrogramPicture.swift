@@ -116,6 +116,10 @@ public enum SpectrogramPicture {
         guard let kind = PictureKind(path: path) else {
             throw RecorderError(.unsupportedFileType, "cannot draw '\(path)': a spectrogram is written as .png or .svg; name the file so")
         }
+        guard tap.framesFed <= tap.frames else {
+            throw RecorderError(.invalidFormat, "cannot draw the spectrogram of '\(title)': its length was not known before it was "
+                + "read (a pipe); write it to a file first")
+        }
         let duration = Double(tap.frames) / Double(max(tap.sampleRate, 1))
         let layout = options.layout(duration: duration, sampleRate: tap.sampleRate)
         let canvas = try Canvas(path: path, kind: kind, width: options.width, height: options.height)

@@ -85,6 +85,20 @@ import TestSupport
             let result = try runRecorder(["analyze", folder + "/in.wav"] + arguments)
             #expect(result.status == 64 && result.stderr.split(separator: "\n").count == 1 && result.stderr.contains(bad), "\(arguments): \(result.stderr)")
         }
+        // A pipe whose length is not known until it ends (an AU stream sox writes from raw input, its
+        // length "unspecified"): measured as what it holds (libsndfile states 2^61 frames for it, which is
+        // no length, not a file cut short), but no picture can be laid out in advance: one line saying
+        // what to do.
+        let stream = "sox -V1 \"$1\" -t raw - | sox -V1 -t raw -r 48000 -e signed -b 16 -c 2 - -t au - | \"$2\" analyze -"
+        let measured = try runProcess("sh", ["-c", stream, "sh", folder + "/in.wav", try builtProduct("recorder")])
+        #expect(measured.status == 0 && measured.stderr.isEmpty && measured.stdout.hasPrefix("-: 1.000 s, 2 ch"), "\(measured)")
+        for picture in ["--plot", "--spectrogram"] {
+            let piped = try runProcess("sh", ["-c", stream + " \"$3\" \"$4\"", "sh", folder + "/in.wav",
+                                              try builtProduct("recorder"), picture, folder + "/piped.png"])
+            #expect(piped.status == 64 && piped.stderr.contains("write it to a file first"), "\(piped.stderr)")
+            #expect(piped.stderr.split(separator: "\n").count == 1)
+            #expect(!FileManager.default.fileExists(atPath: folder + "/piped.png"))
+        }
         // Two files, one output name: said before anything is read.
         let twice = try runRecorder(["analyze", folder + "/in.wav", folder + "/in.wav", "--plot", folder + "/p.svg"])
         #expect(twice.status == 64 && twice.stderr.contains("{}"))

@@ -12,7 +12,7 @@ public struct AnalysisRequest: Sendable, Hashable {
     public var overs: Bool
     /// dBTP above which a true-peak value is an over (EBU R128's maximum: −1).
     public var ceiling: Double
-    /// Threads the true-peak scan may use, this one included; 0: one per core (at most 8).
+    /// Threads the true-peak scan may use, this one included, at most 16; 0: one per core (at most 8).
     public var threads: Int
 
     /// A request; each part off unless asked for.
@@ -23,7 +23,7 @@ public struct AnalysisRequest: Sendable, Hashable {
         self.overs = overs
         // A ceiling that is not a number is R128's; one above +24 dBTP is a place no float file reaches anyway.
         self.ceiling = ceiling.isFinite ? min(max(ceiling, -200), 24) : -1
-        self.threads = min(max(0, threads), 64)
+        self.threads = min(max(0, threads), 16)
     }
 }
 

@@ -43,10 +43,13 @@ public struct PeakFormat: Sendable, Hashable {
 /// reader finds a valid file at every moment. Otherwise it is written beside `path` and renamed into
 /// place at `end()`.
 public final class PeakFile: AnalysisTap {
+    /// Where the peak data goes.
     public let path: String
     /// Its format (with the frames per pair fixed once the rate is known).
     public private(set) var format: PeakFormat
+    /// JSON (`.json`) rather than binary (`.dat`).
     public let isJSON: Bool
+    /// Written in place and valid at every moment (a take being recorded), not beside and renamed.
     public let growing: Bool
     private var descriptor: Int32 = -1
     private var partial: String
@@ -213,10 +216,12 @@ public final class PeakFile: AnalysisTap {
 
     // MARK: AnalysisTap
 
+    /// Opens the file (`open(sampleRate:channelCount:)`); a failure is kept in `failure`.
     public func begin(sampleRate: Int, channelCount: Int, frames: Int64) {
         do throws(RecorderError) { try open(sampleRate: sampleRate, channelCount: channelCount) } catch { failure = error }
     }
 
+    /// Finishes the file (`finish()`); a failure is kept in `failure`.
     public func end() {
         do throws(RecorderError) { try finish() } catch { failure = error }
     }

@@ -267,7 +267,10 @@ private final class MemoryFile {
 /// start, so a caller gets the frames that are there, never SF_COUNT_MAX. 0 for what cannot be counted
 /// (not seekable). Any thread, with the handle its own.
 package func statedOrCountedFrames(_ file: OpaquePointer, _ info: SF_INFO) -> Int64 {
-    if info.frames > 0 && info.frames < sf_count_t.max { return Int64(info.frames) }
+    // An AU stream whose header leaves its length unspecified (written to a pipe) is stated as
+    // SF_COUNT_MAX over the frame size (2^61 frames for 16-bit stereo): no length. Anything past 2^48
+    // frames (three years at 2.8 MHz) is taken as that.
+    if info.frames > 0 && info.frames < 1 << 48 { return Int64(info.frames) }
     guard info.seekable != 0, info.channels > 0 else { return 0 }
     var scratch = [Float](repeating: 0, count: 4_096 * Int(info.channels))
     var frames: Int64 = 0
