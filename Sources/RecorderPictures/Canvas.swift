@@ -54,10 +54,7 @@ final class Canvas {
         self.width = width
         self.height = height
         self.path = path
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { String(path[...$0]) } ?? ""
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        partial = folder + "." + name + ".partial-\(getpid())"
+        partial = WholeFile.partialPath(for: path)
         let probe = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard probe >= 0 else {
             let reason = String(cString: strerror(errno))

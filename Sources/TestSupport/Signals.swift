@@ -171,3 +171,19 @@ public func fileLevels(_ path: String) throws -> (average: Double, peak: Double)
     func decibels(_ value: Double) -> Double { value > 0 ? max(-160, 20 * log10(value)) : -160 }
     return (decibels((sum / Double(max(1, samples.count))).squareRoot()), decibels(largest))
 }
+
+/// Samples of 1 kHz tone segments (seconds, peak level in dBFS of every channel), interleaved, as EBU
+/// Tech 3341 builds its test signals.
+public func toneSamples(_ segments: [(Double, Double)], rate: Int, channels: Int) -> [Int16] {
+    var samples: [Int16] = []
+    var frame = 0
+    for (seconds, level) in segments {
+        let amplitude = pow(10, level / 20) * 32_767
+        for _ in 0..<Int(seconds * Double(rate)) {
+            let value = Int16((amplitude * sin(2 * .pi * 1_000 * Double(frame) / Double(rate))).rounded())
+            samples += [Int16](repeating: value, count: channels)
+            frame += 1
+        }
+    }
+    return samples
+}

@@ -22,21 +22,6 @@ struct AnalysisLine: Decodable {
     let max_short_term_lufs: Double?
 }
 
-/// Samples of tone segments (1 kHz, per-channel peak level in dBFS), interleaved.
-private func toneSamples(_ segments: [(Double, Double)], rate: Int, channels: Int) -> [Int16] {
-    var samples: [Int16] = []
-    var frame = 0
-    for (seconds, level) in segments {
-        let amplitude = pow(10, level / 20) * 32_767
-        for _ in 0..<Int(seconds * Double(rate)) {
-            let value = Int16((amplitude * sin(2 * .pi * 1_000 * Double(frame) / Double(rate))).rounded())
-            samples += [Int16](repeating: value, count: channels)
-            frame += 1
-        }
-    }
-    return samples
-}
-
 /// Speech-like mono: noise low-passed twice at about 3 kHz (speech has little energy near Nyquist, where
 /// true-peak interpolators differ most), shaped into 4 Hz syllables, in phrases of irregular length and
 /// level (1.3…4.1 s, 15 dB apart at most) separated by irregular pauses holding a −60 dB room floor.

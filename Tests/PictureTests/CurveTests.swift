@@ -6,21 +6,8 @@ import RecorderPictures
 import Testing
 import TestSupport
 
-/// Stereo 1 kHz sine segments (seconds, dBFS of each channel's peak), 48 kHz, as Tech 3341 builds its
-/// test signals.
-func toneSegments(_ segments: [(Double, Double)], rate: Int = 48_000) -> [Int16] {
-    var samples: [Int16] = []
-    var frame = 0
-    for (seconds, level) in segments {
-        let amplitude = pow(10, level / 20) * 32_767
-        for _ in 0..<Int(seconds * Double(rate)) {
-            let value = Int16((amplitude * sin(2 * .pi * 1_000 * Double(frame) / Double(rate))).rounded())
-            samples += [value, value]
-            frame += 1
-        }
-    }
-    return samples
-}
+/// Stereo 1 kHz sine segments (seconds, dBFS of each channel's peak), 48 kHz.
+func toneSegments(_ segments: [(Double, Double)]) -> [Int16] { toneSamples(segments, rate: 48_000, channels: 2) }
 
 @Suite struct CurveTests {
     /// Tech 3341 case 1 and 2: a stereo 1 kHz sine at −23 (and −33) dBFS reads −23.0 (−33.0) LUFS

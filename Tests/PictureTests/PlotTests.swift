@@ -51,6 +51,22 @@ struct MarkedTestFile {
         layout.left + seconds / MarkedTestFile.seconds * (layout.right - layout.left)
     }
 
+    /// The time axis of 5 s, 10 min and 10 h (and of one frame): round steps at least 90 pixels apart,
+    /// mm:ss with the fraction a short file needs, h:mm:ss from an hour.
+    @Test func timeIsLabelledForAnyLength() {
+        func labels(_ seconds: Double) -> [String] {
+            PlotLayout(width: 1_600, height: 900, duration: seconds, channels: 2, target: -23).timeTicks.map(\.label)
+        }
+        #expect(labels(5) == ["00:00.0", "00:00.5", "00:01.0", "00:01.5", "00:02.0", "00:02.5", "00:03.0", "00:03.5", "00:04.0",
+                              "00:04.5", "00:05.0"])
+        #expect(labels(600) == (0...10).map { "\($0 < 10 ? "0" : "")\($0):00" })
+        #expect(labels(36_000) == (0...10).map { "\($0):00:00" })
+        #expect(labels(1.0 / 48_000) == ["00:00.000"])
+        let layout = PlotLayout(width: 1_600, height: 900, duration: 36_000, channels: 2, target: -23)
+        let ticks = layout.timeTicks
+        #expect(zip(ticks, ticks.dropFirst()).allSatisfy { layout.x(seconds: $1.value) - layout.x(seconds: $0.value) >= 90 })
+    }
+
     @Test func theOversAreFoundWhereTheyWereWritten() throws {
         let folder = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }

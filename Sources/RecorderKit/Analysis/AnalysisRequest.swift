@@ -27,7 +27,9 @@ public struct AnalysisRequest: Sendable, Hashable {
     }
 }
 
-/// Sees every block an analysis decodes, on the analysing thread, in order: a spectrogram, a peak file.
+/// Sees every block an analysis decodes, in order, one block at a time, on whichever of the analysis's
+/// threads is free (so a tap need not be thread-safe, but must not expect one thread): a spectrogram, a
+/// peak file. `begin` and `end` are called on the thread that called `analyze`.
 /// The samples are interleaved, full scale ±1, with NaN and ±infinity already replaced by the channel's
 /// sample before them (as the loudness meter reads them).
 public protocol AnalysisTap: AnyObject {

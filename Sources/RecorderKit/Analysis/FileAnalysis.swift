@@ -83,16 +83,15 @@ public struct FileAnalysis: Sendable, Hashable {
         let rate = file.sampleRate
         let meter = try? LoudnessMeter(channelCount: channels, sampleRate: rate, truePeak: false)
         meter?.weigh(ChannelWeight.of(channelCount: channels, map: file.channelMap))
-        var momentary: [Float?] = []
-        var shortTerm: [Float?] = []
+        let series = StageState((momentary: [Float?](), shortTerm: [Float?]()))
         if request.loudnessSeries {
             // As many values as the file's length makes, so the arrays are never copied to grow.
             let steps = Int(min(max(file.frameCount, 0) / Int64(max(1, rate / 10)) + 1, 50_000_000))
-            momentary.reserveCapacity(steps)
-            shortTerm.reserveCapacity(steps)
+            series.value.momentary.reserveCapacity(steps)
+            series.value.shortTerm.reserveCapacity(steps)
             meter?.onStep = { value, window in
-                momentary.append(value.map { Float($0) })
-                shortTerm.append(window.map { Float($0) })
+                series.value.momentary.append(value.map { Float($0) })
+                series.value.shortTerm.append(window.map { Float($0) })
             }
         }
         var columns: [WaveformColumn] = []
@@ -105,11 +104,17 @@ public struct FileAnalysis: Sendable, Hashable {
         let threads = request.threads > 0 ? request.threads : min(8, cores)
         // Blocks of a second, or fewer frames when there are many channels (4 MB a block at most).
         let blockFrames = max(1, min(max(rate, 1), max(1_024, (1 << 20) / max(channels, 1))))
-        let jobs = TruePeakJobs(channels: channels, sampleRate: rate, blockFrames: blockFrames, helpers: threads - 1,
-                                ceiling: request.overs ? Float(pow(10, request.ceiling / 20)) : nil, gap: gap)
+        // The loudness meter and the taps take the blocks in order, each on whichever thread is free.
+        let loudness = StageState(meter)
+        let tapping = StageState(taps)
+        var stages: [@Sendable (UnsafeBufferPointer<Float>) -> Void] = []
+        if meter != nil { stages.append { block in loudness.value?.add(interleaved: block) } }
+        if !taps.isEmpty { stages.append { block in for tap in tapping.value { tap.add(interleaved: block) } } }
+        let jobs = BlockWork(channels: channels, sampleRate: rate, blockFrames: blockFrames, helpers: threads - 1,
+                             ceiling: request.overs ? Float(pow(10, request.ceiling / 20)) : nil, gap: gap, stages: stages)
         let helpers = (0..<(threads - 1)).compactMap { _ in
             // A helper the system refuses is a helper fewer: this thread scans too.
-            try? startThread(named: "rk-truepeak") { jobs.work() }.get()
+            try? startThread(named: "rk-analysis") { jobs.work() }.get()
         }
         for tap in taps { tap.begin(sampleRate: rate, channelCount: channels, frames: file.frameCount) }
         var peaks = [Float](repeating: 0, count: channels)
@@ -118,64 +123,78 @@ public struct FileAnalysis: Sendable, Hashable {
         var clipped = [Int64](repeating: 0, count: channels)
         var nonFinite = [Int64](repeating: 0, count: channels)
         var lastFinite = [Float](repeating: 0, count: channels)
+        // One waveform run's lowest and highest sample and sum of squares, per channel.
+        var runLow = [Float](repeating: 0, count: channels)
+        var runHigh = runLow
+        var runSquares = [Double](repeating: 0, count: channels)
         // The last frames of the block before (after NaN replacement): the next block's pre-roll.
-        var tail = [Float](repeating: 0, count: TruePeakJobs.preroll * channels)
+        var tail = [Float](repeating: 0, count: BlockWork.preroll * channels)
         var tailFrames = 0
         var frames: Int64 = 0
         let fullScale: Float = 32_767 / 32_768
+        // Integer PCM cannot hold NaN or infinity: its samples are measured without the check.
+        let checked = file.mayHoldNonFiniteSamples
         while true {
             let storage = jobs.buffer()
-            let samples = UnsafeMutableBufferPointer(start: storage + TruePeakJobs.preroll * channels, count: blockFrames * channels)
+            let samples = UnsafeMutableBufferPointer(start: storage + BlockWork.preroll * channels, count: blockFrames * channels)
             let count = file.read(into: samples.baseAddress!, frames: blockFrames)
             guard count > 0 else {
                 jobs.giveBack(storage)
                 break
             }
-            // Statistics over the finite samples; then the others are replaced for the meters.
-            for channel in 0..<channels {
-                var peak = peaks[channel], square = 0.0, sum = 0.0, clips: Int64 = 0
-                var index = channel
-                for frame in 0..<count {
-                    let value = samples[index]
-                    index += channels
-                    guard value.isFinite else { continue }
-                    let magnitude = abs(value)
-                    if magnitude > peak { peak = magnitude }
-                    if magnitude >= fullScale {
-                        clips += 1
-                        if request.overs { clipRuns[channel].note(frame: frames + Int64(frame), level: magnitude) }
+            // One pass over the finite samples for the statistics and the waveform, in runs that end
+            // where a waveform column does; then the others are replaced for the meters.
+            var offset = 0
+            while offset < count {
+                let run = waveform.map { Int(min(Int64(count - offset), $0.framesToColumnEnd())) } ?? count - offset
+                for channel in 0..<channels {
+                    let measured = checked
+                        ? Self.measureChecked(samples, from: offset, count: run, channel: channel, channels: channels)
+                        : Self.measure(samples, from: offset, count: run, channel: channel, channels: channels)
+                    peaks[channel] = max(peaks[channel], max(-measured.low, measured.high))
+                    squares[channel] += measured.squares
+                    sums[channel] += measured.sum
+                    runLow[channel] = measured.low
+                    runHigh[channel] = measured.high
+                    runSquares[channel] = measured.squares
+                    // Full scale reached: the run again, for its clipped samples (where they are).
+                    if measured.high >= fullScale || -measured.low >= fullScale {
+                        var index = offset * channels + channel
+                        for frame in offset..<(offset + run) {
+                            let magnitude = abs(samples[index])
+                            index += channels
+                            guard magnitude >= fullScale, magnitude.isFinite else { continue }
+                            clipped[channel] += 1
+                            if request.overs { clipRuns[channel].note(frame: frames + Int64(frame), level: magnitude) }
+                        }
                     }
-                    square += Double(value) * Double(value)
-                    sum += Double(value)
                 }
-                peaks[channel] = peak
-                squares[channel] += square
-                sums[channel] += sum
-                clipped[channel] += clips
+                runLow.withUnsafeBufferPointer { low in
+                    runHigh.withUnsafeBufferPointer { high in
+                        runSquares.withUnsafeBufferPointer { waveform?.add(frames: run, minimum: low, maximum: high, squares: $0) }
+                    }
+                }
+                offset += run
             }
-            let block = UnsafeBufferPointer(rebasing: samples[0..<(count * channels)])
-            waveform?.add(interleaved: block)
             for channel in 0..<channels {
                 nonFinite[channel] += replaceNonFinite(in: samples, count: count, channels: channels, channel: channel,
                                                        last: &lastFinite[channel])
             }
-            meter?.add(interleaved: block)
-            for tap in taps { tap.add(interleaved: block) }
             // This block's pre-roll: the frames before it, then keep its own last frames for the next.
             let preroll = tailFrames
             tail.withUnsafeBufferPointer { tail in
-                (storage + (TruePeakJobs.preroll - preroll) * channels)
-                    .update(from: tail.baseAddress! + (TruePeakJobs.preroll - preroll) * channels, count: preroll * channels)
+                (storage + (BlockWork.preroll - preroll) * channels)
+                    .update(from: tail.baseAddress! + (BlockWork.preroll - preroll) * channels, count: preroll * channels)
             }
-            let kept = min(TruePeakJobs.preroll, count + tailFrames)
+            let kept = min(BlockWork.preroll, count + tailFrames)
             tail.withUnsafeMutableBufferPointer { tail in
                 // Shift what stays of the old tail, then this block's last frames after it.
                 let fromBlock = min(kept, count)
                 let fromTail = kept - fromBlock
                 let base = tail.baseAddress!
-                (base + (TruePeakJobs.preroll - kept) * channels)
-                    .update(from: base + (TruePeakJobs.preroll - fromTail) * channels, count: fromTail * channels)
-                (base + (TruePeakJobs.preroll - fromBlock) * channels)
+                (base + (BlockWork.preroll - kept) * channels)
+                    .update(from: base + (BlockWork.preroll - fromTail) * channels, count: fromTail * channels)
+                (base + (BlockWork.preroll - fromBlock) * channels)
                     .update(from: samples.baseAddress! + (count - fromBlock) * channels, count: fromBlock * channels)
             }
             tailFrames = kept
@@ -183,8 +202,8 @@ public struct FileAnalysis: Sendable, Hashable {
             frames += Int64(count)
         }
         waveform?.finish()
-        for tap in taps { tap.end() }
         let scanned = jobs.finish { for thread in helpers { pthread_join(thread, nil) } }
+        for tap in taps { tap.end() }
         for channel in clipRuns.indices { clipRuns[channel].close() }
         func decibels(_ linear: Double) -> Double? { linear > 0 ? 20 * log10(linear) : nil }
         // Non-finite samples were read as 0: the mean is over the others.
@@ -200,7 +219,9 @@ public struct FileAnalysis: Sendable, Hashable {
         return FileAnalysis(
             path: path, frames: frames, sampleRate: rate, channelCount: channels,
             samplePeak: peaks.map { decibels(Double($0)) },
-            truePeak: scanned.peaks.map { decibels(Double($0)) },
+            // The samples' peak (finite ones; a non-finite one is its channel's sample before) or the
+            // oversampled signal's, whichever is higher.
+            truePeak: zip(peaks, scanned.peaks).map { decibels(Double(max($0, $1))) },
             rms: zip(squares, totals).map { decibels(($0 / $1).squareRoot()) },
             clippedSamples: clipped,
             dcOffset: zip(sums, totals).map { $0 / $1 },
@@ -215,11 +236,75 @@ public struct FileAnalysis: Sendable, Hashable {
                   + "channels, not \(channels) channels at \(rate) Hz",
             waveform: waveform == nil ? nil : Waveform(frames: max(0, file.frameCount), channelCount: max(1, channels), columns: columns),
             loudnessSeries: request.loudnessSeries && meter != nil
-                ? LoudnessSeries(stepFrames: max(1, rate / 10), momentary: momentary, shortTerm: shortTerm) : nil,
+                ? LoudnessSeries(stepFrames: max(1, rate / 10), momentary: series.value.momentary, shortTerm: series.value.shortTerm) : nil,
             overs: overs,
             oversLeftOut: scanned.leftOut + clipRuns.reduce(0) { $0 + $1.leftOut },
             overCeiling: request.ceiling)
     }
+}
+
+extension FileAnalysis {
+    /// What one pass over a run of one channel's samples gives.
+    struct RunMeasure {
+        var low = Float.infinity, high = -Float.infinity, squares = 0.0, sum = 0.0
+    }
+
+    /// The lowest and highest sample, the sum of squares and the sum of `count` frames of `channel` from
+    /// frame `from`, for samples that are all finite: two chains of accumulators, so that the adds do not
+    /// wait on each other.
+    static func measure(_ samples: UnsafeMutableBufferPointer<Float>, from: Int, count: Int, channel: Int, channels: Int) -> RunMeasure {
+        var low0 = Float.infinity, low1 = Float.infinity, high0 = -Float.infinity, high1 = -Float.infinity
+        var squares0 = 0.0, squares1 = 0.0, sum0 = 0.0, sum1 = 0.0
+        let base = samples.baseAddress! + from * channels + channel
+        var frame = 0
+        while frame + 1 < count {
+            let a = base[frame * channels], b = base[(frame + 1) * channels]
+            low0 = min(low0, a)
+            low1 = min(low1, b)
+            high0 = max(high0, a)
+            high1 = max(high1, b)
+            let x = Double(a), y = Double(b)
+            squares0 += x * x
+            squares1 += y * y
+            sum0 += x
+            sum1 += y
+            frame += 2
+        }
+        if frame < count {
+            let a = base[frame * channels]
+            low0 = min(low0, a)
+            high0 = max(high0, a)
+            squares0 += Double(a) * Double(a)
+            sum0 += Double(a)
+        }
+        return RunMeasure(low: min(low0, low1), high: max(high0, high1), squares: squares0 + squares1, sum: sum0 + sum1)
+    }
+
+    /// As `measure`, passing over NaN and ±infinity (a float file's).
+    static func measureChecked(_ samples: UnsafeMutableBufferPointer<Float>, from: Int, count: Int, channel: Int,
+                               channels: Int) -> RunMeasure {
+        var result = RunMeasure()
+        var index = from * channels + channel
+        for _ in 0..<count {
+            let value = samples[index]
+            index += channels
+            guard value.isFinite else { continue }
+            result.low = min(result.low, value)
+            result.high = max(result.high, value)
+            result.squares += Double(value) * Double(value)
+            result.sum += Double(value)
+        }
+        return result
+    }
+}
+
+/// State one ordered stage of an analysis keeps (its meter, its taps, the loudness series), touched by
+/// one thread at a time.
+final class StageState<Value>: @unchecked Sendable {
+    // @unchecked Sendable: an ordered stage runs on one thread at a time, handed over under `BlockWork`'s
+    // lock; the analysing thread reads it only after `BlockWork.finish` has returned.
+    var value: Value
+    init(_ value: Value) { self.value = value }
 }
 
 /// A marker stored in a sound file: a frame (from the file's first) and its label.

@@ -144,6 +144,34 @@ public final class WaveformColumns {
         }
     }
 
+    /// Frames from now to the end of the current column, at least 1 (`Int64.max` once a fixed-count
+    /// picture is full); columns that hold no frame (a picture wider than its file) are emitted first.
+    func framesToColumnEnd() -> Int64 {
+        while columnEnd == position {
+            if let columnCount, column >= columnCount { break }
+            complete()
+        }
+        if let columnCount, column >= columnCount { return .max }
+        return columnEnd - position
+    }
+
+    /// Adds `frames` frames that lie within the current column (at most `framesToColumnEnd`), measured by
+    /// the caller in the pass it makes anyway: per channel their lowest and highest finite sample
+    /// (+∞ and −∞ when none is) and the sum of their squares. Completes the column at its end.
+    func add(frames: Int, minimum runMinimum: UnsafeBufferPointer<Float>, maximum runMaximum: UnsafeBufferPointer<Float>,
+             squares runSquares: UnsafeBufferPointer<Double>) {
+        guard frames > 0, framesToColumnEnd() != .max else { return }
+        let take = Int64(min(Int64(frames), columnEnd - position))
+        for channel in 0..<channelCount {
+            minimum[channel] = min(minimum[channel], runMinimum[channel])
+            maximum[channel] = max(maximum[channel], runMaximum[channel])
+            squares[channel] += runSquares[channel]
+        }
+        filled += take
+        position += take
+        if position == columnEnd { complete() }
+    }
+
     /// Emits the column in progress (a peak file's last, partial pixel; a picture of a file that ended
     /// early: its remaining columns, empty).
     public func finish() {

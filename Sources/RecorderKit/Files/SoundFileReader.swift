@@ -21,6 +21,13 @@ final class SoundFileReader: @unchecked Sendable {
     let isSeekable: Bool
     /// libsndfile's SF_FORMAT_* value: container | subtype | endianness.
     let sndfileFormat: Int32
+
+    /// Whether its samples can be NaN or infinite: float and double PCM can; integers, and what codecs
+    /// decode, cannot.
+    var mayHoldNonFiniteSamples: Bool {
+        let subtype = sndfileFormat & Int32(SF_FORMAT_SUBMASK)
+        return subtype == Int32(SF_FORMAT_FLOAT) || subtype == Int32(SF_FORMAT_DOUBLE)
+    }
     private(set) var file: OpaquePointer?
     /// Standard input's file opened anew when it was redirected from one, closed with the file (-1: none).
     private var ownedDescriptor: Int32 = -1

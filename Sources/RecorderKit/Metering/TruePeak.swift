@@ -69,8 +69,9 @@ struct TruePeakScanner {
 
     /// As `add`, and every frame whose sample or oversampled value is above `ceiling` (linear) noted in
     /// `overs`: a sample at `firstFrame` + its index, an oversampled value where the interpolator's delay
-    /// (half its length) puts it. Blocks of 16 outputs are checked whole; only one above the ceiling is
-    /// looked at output by output, so a file that is never over costs what `add` costs.
+    /// (half its length) puts it. The block is checked whole first, as `add` does; only a block above the
+    /// ceiling is looked at 16 outputs at a time, and a group above it output by output, so a file that
+    /// is never over costs what `add` costs.
     mutating func add(_ samples: UnsafePointer<Float>, count: Int, stride: Int, counting: Bool,
                       ceiling: Float, firstFrame: Int64, overs: inout OverRuns) {
         guard count > 0 else { return }
@@ -79,19 +80,27 @@ struct TruePeakScanner {
         let length = length, phaseCount = factor - 1, delay = Int64(history / 2)
         buffer.withUnsafeMutableBufferPointer { buffer in
             let base = buffer.baseAddress!
-            for index in 0..<count { base[history + index] = samples[index * stride] }
+            var blockMax: Float = 0
+            for index in 0..<count {
+                let sample = samples[index * stride]
+                base[history + index] = sample
+                blockMax = max(blockMax, abs(sample))
+            }
             weights.withUnsafeBufferPointer { weights in
+                let whole = counting && phaseCount > 0
+                    ? rk_interpolated_peak(base + history, count, weights.baseAddress!, Int32(phaseCount), Int32(length)) : 0
+                samplePeak = max(samplePeak, blockMax)
+                interpolatedPeak = max(interpolatedPeak, whole)
+                guard counting && max(blockMax, whole) > ceiling else { return }
                 var start = 0
                 while start < count {
                     let chunk = min(16, count - start)
                     var sampleMax: Float = 0
                     for index in start..<(start + chunk) { sampleMax = max(sampleMax, abs(base[history + index])) }
-                    samplePeak = max(samplePeak, sampleMax)
-                    let interpolated = counting && phaseCount > 0
+                    let interpolated = phaseCount > 0
                         ? rk_interpolated_peak(base + history + start, chunk, weights.baseAddress!, Int32(phaseCount), Int32(length))
                         : 0
-                    interpolatedPeak = max(interpolatedPeak, interpolated)
-                    if counting && max(sampleMax, interpolated) > ceiling {
+                    if max(sampleMax, interpolated) > ceiling {
                         for index in start..<(start + chunk) {
                             let sample = abs(base[history + index])
                             if sample > ceiling { overs.note(frame: firstFrame + Int64(index), level: sample) }
