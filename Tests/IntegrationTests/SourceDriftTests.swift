@@ -56,7 +56,7 @@ struct SourceDriftTests {
         #expect(outcome.offsets.count >= Int(Self.minutes * 60) - 1)
         let lastMinute = outcome.offsets.suffix(60)
         let worst = lastMinute.map(abs).max() ?? Int.max
-        print("\(ppm) ppm: the first clicks \(outcome.offsets.prefix(5)) frames apart, the last \(Array(lastMinute.suffix(5)))")
+        print("\(ppm) ppm: the first clicks \(outcome.offsets.prefix(40)) frames apart, the last \(Array(lastMinute.suffix(5)))")
         #expect(worst <= 3 * Self.rate / 2_000, "after \(Self.minutes) minutes the clicks are up to \(worst) frames apart")
         let drift = try #require(outcome.reports[1].driftPPM)
         #expect(abs(drift - ppm) < 5, "measured \(drift) ppm for a clock at \(ppm)")
