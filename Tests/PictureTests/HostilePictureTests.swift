@@ -102,12 +102,23 @@ import TestSupport
         // Two files, one output name: said before anything is read.
         let twice = try runRecorder(["analyze", folder + "/in.wav", folder + "/in.wav", "--plot", folder + "/p.svg"])
         #expect(twice.status == 64 && twice.stderr.contains("{}"))
+        // Long enough that its curve (1 200 rows) and its peak data (a pair a frame) outgrow 16 kB.
+        try writeWAV(folder + "/long.wav", samples: sineSamples(frames: 120 * 8_000, frequency: 440, sampleRate: 8_000, amplitudes: [0.5]),
+                     channels: 1, sampleRate: 8_000)
         // A full disk: the picture is not written, nothing half-written is left, one line, 74.
         try await withTinyDisk(size: "16k") { disk in
             let result = try runRecorder(["analyze", folder + "/in.wav", "--plot", disk + "/p.png", "--spectrogram", disk + "/s.png"])
             #expect(result.status == 74, "\(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains(disk + "/p.png"), "\(result.stderr)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: disk).isEmpty)
+            // The curve and the peak data on the same full disk: one line, 74, nothing left.
+            for arguments in [["analyze", folder + "/long.wav", "--curve", disk + "/c.csv"],
+                              ["peaks", folder + "/long.wav", "-o", disk + "/p.json", "-z", "1"]] {
+                let full = try runRecorder(arguments)
+                #expect(full.status == 74, "\(arguments): \(full.status) \(full.stderr)")
+                #expect(full.stderr.split(separator: "\n").count == 1 && full.stderr.contains(disk), "\(full.stderr)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: disk).isEmpty)
+            }
         }
     }
 

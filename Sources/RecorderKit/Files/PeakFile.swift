@@ -121,15 +121,19 @@ public final class PeakFile: AnalysisTap {
     }
 
     private func append(_ column: WaveformColumn) {
-        for channel in column.minimum.indices {
-            for value in [format.value(column.minimum[channel]), format.value(column.maximum[channel])] {
-                if isJSON {
-                    text((firstValue ? "" : ",") + String(value))
-                    firstValue = false
-                } else {
-                    little(UInt32(bitPattern: Int32(value)), bytes: format.bits / 8)
-                }
+        // Each pair straight into `pending` (its capacity kept between writes): nothing allocated per
+        // pair in a binary file, which a recording appends at every buffer.
+        func put(_ value: Int) {
+            if isJSON {
+                text((firstValue ? "" : ",") + String(value))
+                firstValue = false
+            } else {
+                little(UInt32(bitPattern: Int32(value)), bytes: format.bits / 8)
             }
+        }
+        for channel in column.minimum.indices {
+            put(format.value(column.minimum[channel]))
+            put(format.value(column.maximum[channel]))
         }
         length &+= 1
         if pending.count >= 1 << 16 && !growing { write() }
