@@ -2,6 +2,7 @@
 // TagLib), R128 gains in Opus (RFC 7845), the bext loudness fields in WAV and RF64; read back for playback.
 import CSndFile
 import Glibc
+import Locking
 
 /// A file's loudness tags: the gain that brings its track (and album) to the reference loudness, and
 /// its peak. What `write(_:album:to:)` stores and `read(path:)` finds, in each container's own way:
@@ -37,6 +38,18 @@ public struct LoudnessTags: Sendable, Hashable {
     ///   full: the file is then unchanged).
     public static func write(_ analysis: FileAnalysis, album: (integrated: Double, samplePeak: Double)? = nil,
                              to path: String) throws(RecorderError) -> [(name: String, value: String)] {
+        // One file at a time: TagLib is not thread-safe (`analyze --tag -j 2` crashed in it, two
+        // files tagged at once on two threads).
+        tagLock.lock()
+        defer { tagLock.unlock() }
+        return try writeAlone(analysis, album: album, to: path)
+    }
+
+    /// Held around every tag write: TagLib keeps state that two threads may not touch at once.
+    private static let tagLock = PosixMutex()
+
+    private static func writeAlone(_ analysis: FileAnalysis, album: (integrated: Double, samplePeak: Double)?,
+                                   to path: String) throws(RecorderError) -> [(name: String, value: String)] {
         guard let type = FileType(path: path), taggedTypes.contains(type) else {
             throw RecorderError(.unsupportedFileType,
                 "cannot tag '\(path)' with its loudness: loudness tags go into FLAC, Ogg Vorbis, Opus, MP3 (ReplayGain, R128) "
