@@ -15,12 +15,17 @@ let package = Package(
         // A file's pictures (waveform and loudness plot, spectrogram) through cairo and KissFFT, and peak
         // data in audiowaveform's formats: a library of its own, so a plain take loads neither.
         .library(name: "RecorderPictures", targets: ["RecorderPictures"]),
+        // The page `recorder serve` and `record --serve` show in a browser (levels pushed as Server-Sent
+        // Events, control, the take folder) on FlyingFox: a library of its own, so RecorderKit needs none of it.
+        .library(name: "RecorderServer", targets: ["RecorderServer"]),
         .executable(name: "recorder", targets: ["recorder"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // `swift package generate-documentation --target RecorderKit`: the DocC catalog and every doc comment.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // HTTP/1.1 on sockets and Swift concurrency (MIT): 8 s to build here against Hummingbird's 65 s.
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // No pkgConfig for libpulse: its .pc file adds -D_REENTRANT and -pthread, which SwiftPM drops with a
@@ -72,6 +77,11 @@ let package = Package(
             name: "RecorderPictures",
             dependencies: ["RecorderKit", "CCairo", "CKissFFT"]
         ),
+        .target(
+            name: "RecorderServer",
+            dependencies: ["RecorderKit", "Locking", .product(name: "FlyingFox", package: "FlyingFox"),
+                           .product(name: "FlyingSocks", package: "FlyingFox")]
+        ),
         // The true-peak interpolator's inner loop, in C vector types (fast in a debug build too).
         .target(name: "CTruePeak"),
         // sem_clockwait (waits on CLOCK_MONOTONIC) and fallocate: glibc has them, Swift's Glibc module does not show them.
@@ -94,7 +104,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "recorder",
-            dependencies: ["RecorderKit", "RecorderPictures", "Locking", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["RecorderKit", "RecorderPictures", "RecorderServer", "Locking",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(
             name: "record-seconds",
@@ -231,6 +242,10 @@ let package = Package(
         .testTarget(
             name: "PictureTests",
             dependencies: ["recorder", "RecorderPictures", "RecorderKit", "TestSupport", "CCairo", "CSndFile"]
+        ),
+        .testTarget(
+            name: "ServerTests",
+            dependencies: ["recorder", "RecorderServer", "RecorderKit", "TestSupport", "CSndFile"]
         ),
         .testTarget(
             name: "CLITests",

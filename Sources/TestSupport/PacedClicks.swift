@@ -44,8 +44,20 @@ public final class PacedClicks: @unchecked Sendable {
 
     public func stop() { stopping.store(true, ordering: .relaxed) }
 
+    /// A pipe whose reader went first (the server unloading its source) makes `write` raise SIGPIPE, which
+    /// would end the whole test process. The signal is blocked in this thread alone (a process-wide ignore
+    /// would be inherited by every program the tests start), so `write` fails with EPIPE instead; the pending
+    /// signal is consumed before the thread ends.
     private func write(_ descriptors: [Int32]) {
-        defer { descriptors.forEach { close($0) } }
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
+        defer {
+            descriptors.forEach { close($0) }
+            var none = timespec(tv_sec: 0, tv_nsec: 0)
+            while sigtimedwait(&pipeSignal, nil, &none) == SIGPIPE {}
+        }
         var written = [Int](repeating: 0, count: descriptors.count)
         var nextClick = [Int](repeating: 0, count: descriptors.count)
         var block = [Int16](repeating: 0, count: 1 << 16)

@@ -3,6 +3,7 @@ import ArgumentParser
 import Dispatch
 import Glibc
 import RecorderKit
+import RecorderServer
 import Locking
 
 extension FileType: ExpressibleByArgument {}
@@ -92,7 +93,23 @@ struct Record: AsyncParsableCommand {
 
     @OptionGroup(title: "Take sheet (bext and iXML)") var sheet: TakeSheetOptions
 
+    @Option(name: .customLong("serve"), help: ArgumentHelp(
+        "Serve a page watching this take (meters, loudness, time, losses, the take list) at [ADDRESS:]PORT, loopback unless an address is given (then with a token, as `recorder serve`).",
+        valueName: "address:port"))
+    var serve: String?
+
+    @Flag(name: .customLong("serve-control"), help: "With --serve: the page may pause, resume, drop markers, circle, mark no good and stop the take.")
+    var serveControl = false
+
+    @OptionGroup(title: "Serving") var serveAccess: ServeAccessOptions
+
     func validate() throws {
+        if let serve, ServeAddress(serve) == nil {
+            throw ValidationError("invalid --serve '\(serve)': use PORT, ADDRESS:PORT or [IPv6]:PORT with a numeric address, e.g. 8080 or 0.0.0.0:8080")
+        }
+        if serve == nil && (serveControl || serveAccess.tokenFile != nil || !serveAccess.allowedHosts.isEmpty) {
+            throw ValidationError("--serve-control, --token-file and --allow-host go with --serve PORT: give the port to serve the page on")
+        }
         if splitSources && capture.sources.count < 2 {
             throw ValidationError("--split-sources needs several sources: repeat -d, e.g. -d mic -d desktop.monitor")
         }
@@ -218,6 +235,8 @@ struct Record: AsyncParsableCommand {
         // of a quiet recording.
         let readings: AsyncStream<MeterReading> = drawing || levelsJSON ? try display.readings(from: recorder)
             : AsyncStream { $0.finish() }
+        // Bound before the take starts, so a port in use fails before anything is recorded.
+        let page = try await startPage(recorder)
         let limit = capture.duration.flatMap { recorder.format.frames(seconds: $0) }
         let events = recorder.events()  // before record(to:), so nothing about the file is missed
         // A stop from here on closes the file; one that came before the file exists leaves none.
@@ -241,6 +260,7 @@ struct Record: AsyncParsableCommand {
         }
         // A stop that arrived while the file was being created found nothing to stop: stop now.
         if stops.isStopping { _ = try? await recorder.stopRecording() }
+        page?.studio.watch(fileStart: fileStart)
         let rate = recorder.format.sampleRate
         // The levels are a side channel: if stdout fails (reader gone, device full, closed), the take
         // goes on; it is said at once, and the exit status reports it at the end.
@@ -303,6 +323,10 @@ struct Record: AsyncParsableCommand {
             }
         }
         _ = try? await recorder.waitForRecording()
+        if let page {
+            await page.studio.close()
+            await page.server.stop()
+        }
         StopRequests.shared.onUserSignal(nil)
         keys?.restore()
         let summary = recorder.lastRecording
@@ -354,6 +378,34 @@ struct Record: AsyncParsableCommand {
         if let error = summary.error ?? splitFailure {
             throw fail(error, hint: error.code == .fileExists ? "pass --force to replace it" : nil)
         }
+    }
+
+    /// `--serve`: the page watching this take, listening before the take begins; nil without --serve.
+    private func startPage(_ recorder: Recorder) async throws -> (server: WebServer, studio: Studio)? {
+        guard let serve, let address = ServeAddress(serve) else { return nil }
+        let token = try serveAccess.token(for: address)
+        let directory = output.contains("/") ? String(output[..<output.lastIndex(of: "/")!]) : "."
+        let folder = output == "-" ? nil : try? TakeFolder(path: directory.isEmpty ? "/" : directory)
+        let log: @Sendable (String) -> Void = { writeLine("recorder: serve: " + $0) }
+        let settings = ServeSettings(address: address, folder: folder, token: token?.token, allowedHosts: serveAccess.allowedHosts,
+                                     readOnly: !serveControl)
+        let proxy = StudioProxy()
+        let server: WebServer
+        do {
+            server = try WebServer(settings: settings, control: proxy, log: log, plot: drawPlot)
+            try await server.start()
+        } catch {
+            await recorder.stop()
+            writeLine("recorder: \(error.message)")
+            throw ExitCode(ExitStatus.unavailable)
+        }
+        let name = output == "-" ? "-" : String(output.split(separator: "/").last ?? Substring(output))
+        let studio = Studio(watching: recorder, file: name, capture: capture, folder: folder, control: serveControl,
+                            hub: server.hub, requestStop: { StopRequests.shared.requestStop() }, log: log)
+        proxy.target.withLock { $0 = studio }
+        do { try studio.start() } catch { throw fail(error) }
+        writeLine("recorder: page at \(server.url)" + (token.map { " — log in once with \(server.loginLink()) (token in \($0.file))" } ?? ""))
+        return (server, studio)
     }
 
     /// One line per source of a several-source take: its channels, where it began, its clock, its losses.

@@ -17,7 +17,7 @@ struct RecorderCommand: AsyncParsableCommand {
             1 anything else.
             """,
         version: "0.1.0",
-        subcommands: [Record.self, Meter.self, Play.self, Sources.self, Sinks.self, Analyze.self, Peaks.self, Normalize.self])
+        subcommands: [Record.self, Meter.self, Play.self, Sources.self, Sinks.self, Analyze.self, Peaks.self, Normalize.self, Serve.self])
 
     /// Like the default entry point, but a usage error is one line on stderr (what went wrong and where
     /// to look), and errors already reported by `fail` just set the exit status.
@@ -26,7 +26,7 @@ struct RecorderCommand: AsyncParsableCommand {
         // reused by the recording, and the stop signals must be blocked in every thread to come.
         guardStandardDescriptors()
         let subcommand = CommandLine.argc > 1 ? CommandLine.unsafeArgv[1].map { String(cString: $0) } : nil
-        StopRequests.shared.install(stopStatus: ["record", "meter", "play"].contains(subcommand ?? "") ? 0 : nil)
+        StopRequests.shared.install(stopStatus: ["record", "meter", "play", "serve"].contains(subcommand ?? "") ? 0 : nil)
         // swift-argument-parser sees arguments as Strings, which would quietly repair bytes that are not
         // UTF-8 into U+FFFD: a file would be created under another name. Refuse instead.
         for index in 1..<Int(CommandLine.argc) {

@@ -238,6 +238,33 @@ extension RecordingMetadata {
     }
 }
 
+extension RecordingMetadata {
+    /// The take sheet stored in the iXML chunk of the WAV, RF64, AIFF or CAF file at `path` (project,
+    /// scene, take, tape, note, circled, no good), or nil when it has none or is not a regular sound file.
+    /// Any thread; never blocks on a FIFO or device of that name (see `nextTake(scene:in:)`).
+    public static func read(path: String) -> RecordingMetadata? {
+        guard let descriptor = openRegularFile(path) else { return nil }
+        var info = SF_INFO()
+        guard let file = sf_open_fd(descriptor, Int32(SFM_READ), &info, 1) else {
+            close(descriptor)
+            return nil
+        }
+        defer { sf_close(file) }
+        guard let document = IXMLChunk.read(file) else { return nil }
+        func text(_ name: String) -> String { IXMLChunk.value(of: name, in: document) ?? "" }
+        var metadata = RecordingMetadata()
+        metadata.ixml = true
+        metadata.project = text("PROJECT")
+        metadata.scene = text("SCENE")
+        metadata.take = Int(text("TAKE"))
+        metadata.tape = text("TAPE")
+        metadata.note = text("NOTE")
+        metadata.circled = text("CIRCLED") == "TRUE"
+        metadata.noGood = text("NO_GOOD") == "TRUE"
+        return metadata
+    }
+}
+
 /// A descriptor for reading `path` if it is a regular file (links followed), else nil. Nothing here can
 /// block: the type is checked before the open, and the open is non-blocking in case the name was
 /// replaced by a FIFO in between (then the type checked again on the descriptor refuses it).
