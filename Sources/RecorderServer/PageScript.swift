@@ -121,7 +121,8 @@ extension PageText {
 
     function addEvent(event) {
       const item = document.createElement("li");
-      item.textContent = event.event + (event.label ? " “" + event.label + "”" : "") + " at " + (event.t ?? 0).toFixed(1) + " s"
+      // A place in the file (pauses left out) where the event has one, else the time since the take began.
+      item.textContent = event.event + (event.label ? " “" + event.label + "”" : "") + " at " + clock(event.position_s ?? event.t ?? 0)
         + (event.frames !== undefined ? " (" + event.frames + " frames)" : "") + (event.path ? " " + event.path : "");
       if (["dropped", "gap", "source-lost", "interrupted", "suspended", "left-out", "failed"].includes(event.event)) item.className = "warn";
       const list = $("events");
@@ -232,6 +233,9 @@ extension PageText {
       events.addEventListener("state", (message) => showState(JSON.parse(message.data)));
       events.addEventListener("recorder", (message) => addEvent(JSON.parse(message.data)));
     }
+
+    // While a take records, its row's size and the disk's room are read again every 5 s.
+    setInterval(() => { if (state && state.recording) loadTakes(); }, 5000);
 
     document.addEventListener("DOMContentLoaded", () => {
       $("record").addEventListener("click", () => post("/api/record", settings()));

@@ -1,5 +1,5 @@
-// Ending the connection of a client that stopped reading: its socket, found by its peer among this
-// process's descriptors, is shut down, which wakes the writer stuck on it with an error.
+// The socket of one client of the event stream, found by its peer among this process's descriptors: its
+// send buffer bounded when it joins, and shut down if it stops reading (which wakes the writer stuck on it).
 import Glibc
 
 enum StalledConnection {
@@ -9,6 +9,21 @@ enum StalledConnection {
     /// by the socket failing. `shutdown` does not close the descriptor (its owner still does), so no other
     /// socket can take its number meanwhile; a peer's address and port name one connection at a time.
     static func shutDown(peer: ClientPeer, localPort port: UInt16) {
+        forEachSocket(of: peer, localPort: port) { shutdown($0, Int32(SHUT_RDWR)) }
+    }
+
+    /// Bounds what the kernel holds for an event stream's client to `bytes` (about a second and a half of
+    /// a 32-channel take's messages): Linux grows a socket's send buffer to megabytes by itself, behind
+    /// which a client that stopped reading would hide for minutes before its writer ever waited.
+    static func limitSendBuffer(peer: ClientPeer, localPort port: UInt16, bytes: Int32 = 16_384) {
+        forEachSocket(of: peer, localPort: port) { descriptor in
+            var size = bytes
+            setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+    }
+
+    /// Calls `body` with each of this process's sockets connected from `peer` to local port `port`.
+    private static func forEachSocket(of peer: ClientPeer, localPort port: UInt16, _ body: (Int32) -> Void) {
         guard let directory = opendir("/proc/self/fd") else { return }
         defer { closedir(directory) }
         let own = dirfd(directory)
@@ -17,7 +32,7 @@ enum StalledConnection {
             guard let descriptor = Int32(name), descriptor != own else { continue }
             guard let local = address(descriptor, getsockname), local.port == port,
                   let remote = address(descriptor, getpeername), remote == peer else { continue }
-            shutdown(descriptor, Int32(SHUT_RDWR))
+            body(descriptor)
         }
     }
 

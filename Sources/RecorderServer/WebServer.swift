@@ -160,6 +160,11 @@ public final class WebServer: Sendable {
 
     func respond(_ request: HTTPRequest) async -> HTTPResponse {
         if let refusal = access.refusal(request) { return refuse(refusal) }
+        // A `..` in the path as sent (the server resolves it before routing): someone reaching out.
+        let raw = request.target.path(percentEncoded: false)
+        if raw.split(separator: "/", omittingEmptySubsequences: false).contains("..") {
+            return refuse(Refusal(status: .badRequest, reason: "refused \(request.method.rawValue) \(request.target.path()): a path with '..'"))
+        }
         let changes = request.method != .GET && request.method != .HEAD
         if changes && settings.readOnly {
             return refuse(Refusal(status: .forbidden, reason: "refused \(request.method.rawValue) \(request.path): the page is read-only"
@@ -170,6 +175,7 @@ public final class WebServer: Sendable {
         case (.GET, ""): return page(PageText.html, type: "text/html; charset=utf-8")
         case (.GET, "page.js"): return page(PageText.script, type: "text/javascript; charset=utf-8")
         case (.GET, "page.css"): return page(PageText.style, type: "text/css; charset=utf-8")
+        case (.GET, "favicon.ico"): return HTTPResponse(statusCode: .noContent)
         case (.GET, "login"): return login(request)
         case (.GET, "api") where parts.count == 2: return await api(parts[1], request)
         case (.POST, "api") where parts.count == 2: return await action(parts[1], request)
@@ -219,12 +225,15 @@ public final class WebServer: Sendable {
         case "state": return json(control.state())
         case "sources": return json(control.sources())
         case "takes": return json(takeList())
+        case "server": return json("{\"clients\": \(hub.clientCount), \"dropped_stalled\": \(hub.stalledCount), "
+                                    + "\"read_only\": \(settings.readOnly), \"token\": \(settings.token != nil)}")
         case "events":
             let peer: ClientPeer
             switch request.remoteAddress {
             case .ip4(let address, let port)?, .ip6(let address, let port)?: peer = ClientPeer(address: address, port: port)
             default: peer = ClientPeer(address: "", port: 0)
             }
+            StalledConnection.limitSendBuffer(peer: peer, localPort: port)
             let body = EventStreamBody(registration: EventStreamBody.Registration(hub: hub, peer: peer))
             return HTTPResponse(statusCode: .ok,
                                 headers: [.contentType: "text/event-stream", .cacheControl: "no-store",

@@ -108,12 +108,15 @@ struct Serve: AsyncParsableCommand {
             writeLine("recorder: \(error.message)")
             throw ExitCode(ExitStatus.unavailable)
         }
+        // The address (and the login link) on standard output, one line each: what a script starting the
+        // page reads; the log goes to standard error.
         let scope = address.isLoopback ? "this machine only" : "token required"
-        writeLine("recorder: serving \(server.url) (\(scope); folder \(folder)); Ctrl-C stops")
+        writeOutput("serving \(server.url) (\(scope); folder \(folder)); Ctrl-C stops\n")
         if let token {
-            writeLine("recorder: log a browser in once with \(server.loginLink(host: address.host == "0.0.0.0" || address.host == "::" ? nil : address.host)) ; "
-                      + "the token is in \(token.file)\(token.made ? " (new)" : "")")
+            writeOutput("log a browser in once with \(server.loginLink(host: address.host == "0.0.0.0" || address.host == "::" ? nil : address.host)) "
+                        + "(the token is in \(token.file)\(token.made ? ", new" : ""))\n")
         }
+        standardOutput.flush(seconds: 1)
         standardError.goLive()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let once = Locked(false)

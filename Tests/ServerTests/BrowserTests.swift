@@ -1,0 +1,79 @@
+// The page in a real browser (headless Chromium through Selenium): the bars show the source's level as the
+// JSON levels say it, a take started from the page holds every frame the source sent, its marker is in the
+// file, and the file downloaded from the page is the file recorded.
+import Foundation
+import RecorderKit
+import Testing
+import TestSupport
+
+private let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Scripts/browser_session.py").path
+/// docs/pictures in the repository this file is in.
+private let docsPictures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/pictures").path
+
+@Suite struct BrowserTests {
+    @Test func aTakeFromThePageHoldsEveryFrameItsMarkerAndDownloadsWhole() async throws {
+        try await withPrivateServer { server in
+            let folder = try temporaryDirectory(prefix: "recorder-serve")
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let takes = folder + "/takes", downloads = folder + "/downloads", aside = folder + "/aside"
+            for path in [takes, downloads, aside] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+            let numbered = try await NumberedSource(server: server, directory: aside)
+            defer { numbered.stop() }
+            // The sine's level as the server delivers it: the oracle for the bars.
+            let sine = try await ReferenceCapture(server: server, source: PrivateServer.sineSource, directory: aside)
+            try await waitFor("half a second of the sine") { fileSize(sine.path) >= 44_100 }
+            let sinePeak = 20 * log10(try sine.values().map(abs).max()!)
+            sine.stop()
+
+            let serve = try await ServeProcess(["--folder", takes, "--listen", "127.0.0.1:0", "-d", PrivateServer.sineSource], server: server)
+            let screenshot = try artifacts() + "/serve-page.png"
+            let run = try await offThread {
+                try runProcess("python3", [script, serve.url, downloads, screenshot, NumberedSource.name, "chorus"])
+            }
+            let log = await serve.stop()
+            #expect(run.status == 0, "\(run.stderr)\n\(log.stderr)")
+            let seen = try object(run.stdout.split(separator: "\n").last.map(String.init) ?? "")
+
+            // The bars: what the page shows is what the JSON said, and what the server delivered.
+            let json = Set(((seen["json"] as? [[Double?]]) ?? []).compactMap { $0.first ?? nil })
+            let page = (seen["page"] as? [[String: String]]) ?? []
+            #expect(page.count == 3)
+            for reading in page {
+                let db = try #require(Double(reading["db"] ?? ""))
+                #expect(json.contains(db), "the page's \(db) dBFS is not among the JSON levels \(json.sorted())")
+                #expect(abs(db - sinePeak) < 0.05, "the page shows \(db) dBFS; the server delivered a \(sinePeak) dBFS peak")
+                #expect(reading["text"] == String(format: "%.1f", db))
+                let width = Double(reading["width"]!.dropLast(2))!, track = Double(reading["track"]!.dropLast(2))!
+                #expect(abs(width / track - (db + 60) / 60) < 0.015, "bar \(width) of \(track) px for \(db) dBFS")
+            }
+            #expect((seen["integrated_text"] as? String)?.hasSuffix("LUFS") == true)
+
+            // The take: every frame the numbered source sent, none lost; the marker in the file.
+            let name = try #require(seen["file"] as? String)
+            let take = takes + "/" + name
+            let contents = try readSoundFile(take)
+            let check = try await numbered.check(contents.samples)
+            #expect(check.unexplained.isEmpty && check.bySource.isEmpty, "\(check)")
+            #expect(contents.frames >= 4 * 44_100 && check.numbered >= contents.frames - 4_410, "\(check)")
+            let analysis = try FileAnalysis.analyze(path: take)
+            let marker = try #require(analysis.markers.first { $0.label == "chorus" }, "markers: \(analysis.markers)")
+            #expect(marker.frame >= 2 * 44_100 && marker.frame < Int64(contents.frames))
+            #expect((seen["marker_reply"] as? String)?.contains("chorus") == true)
+
+            // The download is the file, byte for byte.
+            let downloaded = try Data(contentsOf: URL(fileURLWithPath: try #require(seen["downloaded"] as? String)))
+            #expect(downloaded == (try Data(contentsOf: URL(fileURLWithPath: take))))
+            #expect((seen["listed_length"] as? String) == "00:00:0\(contents.frames / 44_100)")
+
+            // The screenshot (a PNG taken while recording) goes into the docs.
+            let png = try Data(contentsOf: URL(fileURLWithPath: screenshot))
+            #expect(png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) && png.count > 10_000)
+            try? FileManager.default.createDirectory(atPath: docsPictures, withIntermediateDirectories: true)
+            try? FileManager.default.removeItem(atPath: docsPictures + "/serve-page.png")
+            try FileManager.default.copyItem(atPath: screenshot, toPath: docsPictures + "/serve-page.png")
+            #expect(log.stderr.contains("recording \(take)"))
+        }
+    }
+}
