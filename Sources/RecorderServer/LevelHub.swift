@@ -56,7 +56,7 @@ public final class LevelHub: Sendable {
     private let state = Locked(State())
 
     init(stallLimit: Double, onStall: @escaping @Sendable (ClientPeer) -> Void) {
-        self.stallLimit = stallLimit.isFinite ? min(max(stallLimit, 0.5), 3_600) : 5
+        self.stallLimit = stallLimit.isFinite ? min(max(stallLimit, 0.5), 3_600) : 3
         self.onStall = onStall
     }
 
@@ -241,7 +241,9 @@ public final class LevelHub: Sendable {
 
 /// The peer of a connection (address and port as the socket names them), to find its socket by.
 public struct ClientPeer: Sendable, Hashable {
+    /// The peer's numeric address, as the socket names it.
     public let address: String
+    /// The peer's port.
     public let port: UInt16
 }
 

@@ -114,7 +114,7 @@ extension PageText {
       $("pause").disabled = !next.recording || !next.can_pause;
       $("next").disabled = !next.recording || !next.can_start;
       $("pause").textContent = next.paused ? "▶ Resume" : "❚❚ Pause";
-      if (next.disk_warning) say(next.disk_warning, true);
+      if (next.warning) say(next.warning, true);
       const key = next.take_count + "/" + next.recording;
       if (key !== lastTakes) { lastTakes = key; loadTakes(); }
     }

@@ -57,6 +57,7 @@ public struct ServeAddress: Sendable, Hashable, CustomStringConvertible {
     /// True for an IPv6 address.
     public var isIPv6: Bool { host.contains(":") }
 
+    /// `ADDRESS:PORT`, an IPv6 address in brackets.
     public var description: String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// True when `text` is a numeric IPv4 or IPv6 address.

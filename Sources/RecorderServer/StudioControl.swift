@@ -17,10 +17,13 @@ public protocol StudioControl: Sendable {
 
 /// A control of the page.
 public enum StudioAction: Sendable, Hashable {
+    /// Starts a take with these settings (`serve` only).
     case record(TakeSettings)
+    /// Ends the take; its file is closed and valid.
     case stop
     /// Pauses, or resumes a paused take.
     case pause
+    /// Drops a marker with this name (empty: "marker") at the take's current place.
     case marker(String)
     /// Ends the take and starts the next one with the same settings, the take number one higher.
     case nextTake
@@ -36,15 +39,24 @@ public struct TakeSettings: Sendable, Hashable, Decodable {
     public var name: String?
     /// The source (index, name or description, as `-d`).
     public var source: String?
+    /// The container (`wav`, `flac`, …), when `name` does not give one.
     public var type: String?
+    /// Sample rate in Hz.
     public var rate: Int?
+    /// Channels, 1 to 32.
     public var channels: Int?
+    /// iXML PROJECT.
     public var project: String?
+    /// iXML SCENE; also the file name's beginning when no name is given.
     public var scene: String?
+    /// iXML TAKE (default: the next take of the scene in the folder).
     public var take: Int?
+    /// iXML TAPE.
     public var tape: String?
+    /// iXML NOTE.
     public var note: String?
 
+    /// Settings with the given fields; nil ones take the command's defaults.
     public init(name: String? = nil, source: String? = nil, type: String? = nil, rate: Int? = nil, channels: Int? = nil,
                 project: String? = nil, scene: String? = nil, take: Int? = nil, tape: String? = nil, note: String? = nil) {
         self.name = name
@@ -62,6 +74,8 @@ public struct TakeSettings: Sendable, Hashable, Decodable {
 
 /// The outcome of an action: a JSON reply, or a refusal with its HTTP status and one line saying why.
 public enum StudioReply: Sendable, Hashable {
+    /// Carried out; the reply's JSON object.
     case done(String)
+    /// Not carried out: an HTTP status and one line saying why and what to do.
     case refused(status: Int, reason: String)
 }

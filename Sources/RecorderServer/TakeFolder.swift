@@ -6,7 +6,9 @@ import RecorderKit
 
 /// One file of the take folder as the page lists it.
 public struct TakeEntry: Sendable, Hashable {
+    /// The file's name in the folder.
     public let name: String
+    /// Its size in bytes.
     public let bytes: Int64
     /// Modification time, seconds since 1970.
     public let modified: Int64

@@ -7,6 +7,7 @@ import Locking
 
 /// How the page is served.
 public struct ServeSettings: Sendable {
+    /// Where to listen.
     public var address: ServeAddress
     /// nil: no take folder (the list, downloads and deletes answer 404).
     public var folder: TakeFolder?
@@ -19,8 +20,9 @@ public struct ServeSettings: Sendable {
     /// Seconds a client may leave its event stream unread before it is dropped.
     public var stallLimit: Double
 
+    /// Settings; the defaults: loopback port 8080, no folder, no token, control allowed, 3 s for a stalled client.
     public init(address: ServeAddress = .loopback, folder: TakeFolder? = nil, token: AccessToken? = nil,
-                allowedHosts: [String] = [], readOnly: Bool = false, stallLimit: Double = 5) {
+                allowedHosts: [String] = [], readOnly: Bool = false, stallLimit: Double = 3) {
         self.address = address
         self.folder = folder
         self.token = token
@@ -36,7 +38,9 @@ public struct ServeSettings: Sendable {
 /// server's tasks, one call per line, never from the capture. A host process must ignore SIGPIPE (the
 /// command does): a client that leaves mid-write would otherwise end it.
 public final class WebServer: Sendable {
+    /// How it serves.
     public let settings: ServeSettings
+    /// Where the take's levels, events and state are published for the pages.
     public let hub: LevelHub
     private let control: any StudioControl
     private let log: @Sendable (String) -> Void

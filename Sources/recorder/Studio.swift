@@ -141,7 +141,7 @@ final class Studio: StudioControl, @unchecked Sendable {
             + "\"format\": {\"type\": \"\(type.rawValue)\", \"rate\": \(format.sampleRate), \"channels\": \(format.channelCount), "
             + "\"sample_format\": \"\(format.sampleFormat)\"}, "
             + "\"disk_free_bytes\": \(free), \"bytes_per_second\": \(rate.map { format3($0) } ?? "null"), "
-            + "\"time_left_s\": \(left.map { format3($0) } ?? "null"), \"disk_warning\": \(warning.map(jsonString) ?? "null"), "
+            + "\"time_left_s\": \(left.map { format3($0) } ?? "null"), \"warning\": \(warning.map(jsonString) ?? "null"), "
             + "\"dropped_frames\": \(recorder.droppedFrames), \"gap_frames\": \(recorder.gapFrames), "
             + "\"scene\": \(jsonString(metadata.scene)), \"take\": \(metadata.take.map(String.init) ?? "null"), "
             + "\"circled\": \(metadata.circled), \"no_good\": \(metadata.noGood), \"error\": \(snapshot.captureError.map(jsonString) ?? "null")}"

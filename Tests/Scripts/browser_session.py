@@ -1,13 +1,14 @@
 """Drives `recorder serve`'s page in headless Chromium (Debian's chromium and chromium-driver, Selenium):
 what a person with a phone does. Prints one JSON object of what it saw; the Swift test judges it.
 
-    python3 browser_session.py URL DOWNLOADS SCREENSHOT SOURCE MARKER
+    python3 browser_session.py URL DOWNLOADS SCREENSHOT SOURCE MARKER [--close-mid-take]
 
 1. Opens URL; waits until the page is live and channel 1 shows a level; reads what the page shows (the
    value, its data-db, the bar's width) while an independent client reads /api/events (the JSON levels).
 2. Chooses SOURCE and wav in the take sheet, scene "web", presses Record; waits (the page's clock) for 2 s;
    names a marker MARKER and presses Marker; takes a screenshot; at 4 s presses Stop.
 3. Waits for the take in the list, measured, and clicks its download link: the file lands in DOWNLOADS.
+With --close-mid-take: the browser is closed (its process ended) 1 s into the take, which must go on.
 Every wait is for a state, with a ceiling only a hang reaches (60 s).
 """
 import json
@@ -24,6 +25,7 @@ from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 url, downloads, screenshot, source, marker = sys.argv[1:6]
+close_mid_take = sys.argv[6:] == ["--close-mid-take"]
 CEILING = 60
 
 
@@ -94,6 +96,12 @@ try:
     wait.until(lambda d: d.find_element(By.ID, "status").text == "REC")
     elapsed = lambda: sum(int(part) * factor for part, factor in
                           zip(driver.find_element(By.ID, "elapsed").text.split(":"), (3600, 60, 1)))
+    if close_mid_take:
+        wait.until(lambda d: elapsed() >= 1)
+        result["file"] = driver.find_element(By.ID, "file").text
+        result["closed"] = True
+        stop.set()
+        raise SystemExit(0)
     wait.until(lambda d: elapsed() >= 2)
     driver.find_element(By.ID, "marker-name").send_keys(marker)
     driver.find_element(By.ID, "marker").click()
@@ -116,4 +124,4 @@ try:
     stop.set()
 finally:
     driver.quit()
-print(json.dumps(result))
+    print(json.dumps(result))

@@ -1,0 +1,75 @@
+// `record --serve`: the page watching a take started from the terminal, read-only unless --serve-control;
+// with it, the page's marker, pause and stop act on that take.
+import Foundation
+import Glibc
+import RecorderKit
+import Testing
+import TestSupport
+
+/// A port nothing listens on now (the kernel's choice for port 0, released).
+func freePort() throws -> Int {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+    }
+    guard bound else { throw TestFailure("no free port") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+@Suite struct RecordServeTests {
+    @Test func thePageWatchesATakeFromTheTerminalAndChangesNothingByDefault() async throws {
+        try await withPrivateServer { server in
+            let folder = try temporaryDirectory(prefix: "recorder-serve")
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let port = try freePort(), url = "http://127.0.0.1:\(port)/"
+            let process = try RunningProcess(try builtProduct("recorder"), ["record", folder + "/take.wav", "--duration", "4", "--serve", String(port)],
+                                             environment: server.clientEnvironment)
+            try await waitFor("the page") { (try? runProcess("curl", ["-sf", url + "api/state"]).status) == 0 }
+            let state = try await waitForState(url, "the take recording") { $0["recording"] as? Bool == true }
+            #expect(state["file"] as? String == "take.wav" && state["control"] as? Bool == false)
+            #expect(try await http("POST", url + "api/marker", body: "{\"name\": \"no\"}").status == 403)
+            #expect(try await http("POST", url + "api/stop").status == 403)
+            // Its levels come as they come for `serve`: the sine's, every message a --levels-json object.
+            let stream = try await offThread { try runProcess("curl", ["-sN", "--max-time", "2", url + "api/events"]) }
+            let levels = stream.stdout.split(separator: "\n").filter { $0.hasPrefix("data: {\"t\"") }
+            #expect(!levels.isEmpty && levels.allSatisfy { $0.contains("\"peak_since_last_db\"") && $0.contains("\"average_db\"") })
+            let result = await process.wait()
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("page at \(url)"))
+            #expect(result.stderr.contains("refused POST /api/marker"))
+            let analysis = try FileAnalysis.analyze(path: folder + "/take.wav")
+            #expect(analysis.markers.isEmpty && abs(analysis.duration - 4) < 0.001)
+        }
+    }
+
+    @Test func withServeControlThePageMarksPausesAndStopsTheTake() async throws {
+        try await withPrivateServer { server in
+            let folder = try temporaryDirectory(prefix: "recorder-serve")
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let port = try freePort(), url = "http://127.0.0.1:\(port)/"
+            let process = try RunningProcess(try builtProduct("recorder"), ["record", folder + "/take.wav", "--serve", "127.0.0.1:\(port)",
+                                                                            "--serve-control"],
+                                             environment: server.clientEnvironment)
+            try await waitFor("the page") { (try? runProcess("curl", ["-sf", url + "api/state"]).status) == 0 }
+            _ = try await waitForState(url, "a second recorded") { ($0["elapsed_s"] as? Double ?? 0) >= 1 }
+            let marker = try object(try await http("POST", url + "api/marker", body: "{\"name\": \"cue\"}").body)
+            #expect(marker["label"] as? String == "cue")
+            #expect(try object(try await http("POST", url + "api/pause").body)["paused"] as? Bool == true)
+            _ = try await waitForState(url, "paused") { $0["paused"] as? Bool == true }
+            #expect(try object(try await http("POST", url + "api/pause").body)["paused"] as? Bool == false)
+            #expect(try await http("POST", url + "api/next").status == 409)  // next take is serve's
+            #expect(try await http("POST", url + "api/stop").status == 200)
+            let result = await process.wait()
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("paused at"))
+            let analysis = try FileAnalysis.analyze(path: folder + "/take.wav")
+            let cue = try #require(analysis.markers.first { $0.label == "cue" })
+            #expect(cue.frame == marker["frame"] as? Int64 ?? Int64(marker["frame"] as? Int ?? -1))
+        }
+    }
+}
