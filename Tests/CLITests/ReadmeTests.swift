@@ -134,7 +134,7 @@ struct ReadmeTests {
 
     /// The usage summary at the top of docs/command.md names every option each subcommand's help lists,
     /// and no other.
-    @Test(arguments: ["record", "meter", "play", "sources", "sinks", "analyze", "peaks", "normalize"])
+    @Test(arguments: ["record", "meter", "play", "sources", "sinks", "analyze", "peaks", "normalize", "serve"])
     func theUsageSummaryNamesEveryOptionOfTheHelp(subcommand: String) throws {
         let lines = try String(contentsOfFile: usagePath, encoding: .utf8).components(separatedBy: "\n")
         let first = try #require(lines.firstIndex { $0.hasPrefix("recorder \(subcommand) ") }, "no usage line for \(subcommand)")

@@ -83,13 +83,3 @@ final class LoginCodes: Sendable {
     /// True (once) for a code made here and not used yet.
     func use(_ code: String) -> Bool { unused.withLock { $0.remove(code) != nil } }
 }
-
-/// Something the page's server could not do, in one line that says what to do.
-public struct ServeError: Error, Sendable, CustomStringConvertible {
-    /// The line: what failed, with what is involved, and what to do.
-    public let message: String
-    /// An error saying `message`.
-    public init(_ message: String) { self.message = message }
-    /// The message.
-    public var description: String { message }
-}
