@@ -245,7 +245,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ServerTests",
-            dependencies: ["recorder", "RecorderServer", "RecorderKit", "TestSupport", "CSndFile"]
+            dependencies: ["recorder", "RecorderServer", "RecorderKit", "TestSupport", "CSndFile", "Locking"]
         ),
         .testTarget(
             name: "CLITests",

@@ -47,6 +47,7 @@ private let clientsScript = URL(fileURLWithPath: #filePath).deletingLastPathComp
                 let watched = index < 10 ? seconds / 2 : seconds
                 let levels = client["levels"] as? Int ?? 0
                 #expect(Double(levels) >= watched * 5, "client \(index): \(levels) levels messages in \(watched) s")
+                #expect(Double(levels) <= watched * 10 + 2, "client \(index): \(levels) levels messages in \(watched) s (at most 10 a second)")
                 #expect((client["first"] as? Double ?? 99) < 1, "client \(index): first levels after \(client["first"] ?? "never")")
                 #expect((client["longest_gap"] as? Double ?? 99) < 1, "client \(index): \(client["longest_gap"] ?? "?") s without levels")
                 #expect(client["channels"] as? [Int] == [32])

@@ -130,6 +130,10 @@ import TestSupport
             let state = try object(try await http("GET", serve.url + "api/state").body)
             #expect(state["recording"] as? Bool == false && state["control"] as? Bool == false)
             #expect(try await http("GET", serve.url + "takes/take.wav").status == 200)
+            // Its plot (the picture of `analyze --plot`) is drawn when asked, read-only or not.
+            let plot = try await http("GET", serve.url + "takes/take.wav/plot.svg")
+            #expect(plot.status == 200 && plot.headers.lowercased().contains("content-type: image/svg+xml"))
+            #expect(plot.body.contains("<svg") && plot.body.contains("width=\"1600") && plot.body.count > 10_000, "\(plot.body.prefix(300))")
             let log = await serve.stop()
             #expect(log.stderr.split(separator: "\n").filter { $0.contains("read-only") }.count == 8, "\(log.stderr)")
         }
