@@ -4,7 +4,7 @@ import Glibc
 import Locking
 
 /// A token of 32 random bytes (64 hex digits), as Jupyter's: kept in a file only its owner can read,
-/// because a headless box's user may never see the terminal that printed it.
+/// because a headless box's user may never see the terminal that printed it. Any thread.
 public struct AccessToken: Sendable, Hashable {
     /// The token's text.
     public let value: String

@@ -2,7 +2,7 @@
 import Glibc
 
 /// An address and port to listen on. Loopback (127.0.0.0/8, ::1, localhost) needs no token; any other
-/// address, the wildcard ones included, does.
+/// address, the wildcard ones included, does. A value: any thread.
 public struct ServeAddress: Sendable, Hashable, CustomStringConvertible {
     /// The numeric address (IPv4 dotted or IPv6 without brackets).
     public let host: String

@@ -127,6 +127,9 @@ public final class LevelHub: Sendable {
         }
     }
 
+    /// True while client `id`'s writer waits in `next` for something to send.
+    func isWaiting(_ id: Int) -> Bool { state.withLock { $0.clients[id]?.waiter != nil } }
+
     /// Forgets a client (its stream ended or its connection closed).
     func unregister(_ id: Int) {
         let waiter = state.withLock { $0.clients.removeValue(forKey: id)?.waiter }

@@ -13,7 +13,8 @@ public struct TakeEntry: Sendable, Hashable {
     public let modified: Int64
 }
 
-/// The take folder. Sendable: its path is a constant.
+/// The take folder. Any thread, several at once (each call reads the folder afresh). Sendable: its path
+/// is a constant.
 public struct TakeFolder: Sendable {
     /// The folder, as given (absolute or relative to the working directory at start).
     public let path: String
