@@ -114,7 +114,7 @@ extension PageText {
       $("pause").disabled = !next.recording || !next.can_pause;
       $("next").disabled = !next.recording || !next.can_start;
       $("pause").textContent = next.paused ? "▶ Resume" : "❚❚ Pause";
-      if (next.warning) say(next.warning, true);
+      if (next.warning || next.error) say(next.error || next.warning, true);
       const key = next.take_count + "/" + next.recording;
       if (key !== lastTakes) { lastTakes = key; loadTakes(); }
     }
