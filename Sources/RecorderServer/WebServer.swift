@@ -50,6 +50,7 @@ public final class WebServer: Sendable {
     private let takesVersion = Locked(0)
     private let running = Locked<(server: HTTPServer, task: Task<Void, Error>, watch: Task<Void, Never>, port: UInt16)?>(nil)
     private let boundPort: Locked<UInt16>
+    private let checks = Locked<AccessCheck?>(nil)
 
     /// `plot`: draws a take's picture (SVG bytes) for `/takes/NAME/plot.svg`; nil: no plots.
     public init(settings: ServeSettings, control: any StudioControl, log: @escaping @Sendable (String) -> Void,
@@ -121,6 +122,7 @@ public final class WebServer: Sendable {
         case .ip4(_, let port), .ip6(_, let port): boundPort.withLock { $0 = port }
         case .unix: break
         }
+        checks.withLock { $0 = makeAccess() }
         let hub = self.hub
         let watch = Task { await hub.watch() }
         running.withLock { $0 = (server, task, watch, port) }
@@ -150,7 +152,10 @@ public final class WebServer: Sendable {
         }
     }
 
-    private var access: AccessCheck {
+    /// What every request must carry; made once the port is bound.
+    private var access: AccessCheck { checks.withLock { $0 } ?? makeAccess() }
+
+    private func makeAccess() -> AccessCheck {
         var names: Set<String> = []
         var buffer = [CChar](repeating: 0, count: 256)
         if gethostname(&buffer, buffer.count) == 0 {

@@ -69,6 +69,23 @@ private let browserScript = URL(fileURLWithPath: #filePath).deletingLastPathComp
         }
     }
 
+    @Test(arguments: [SIGHUP, SIGQUIT, SIGTERM])
+    func aStopSignalMidTakeClosesTheFileValidAndExitsZero(signal: Int32) async throws {
+        try await withPrivateServer { server in
+            let folder = try temporaryDirectory(prefix: "recorder-serve")
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let serve = try await ServeProcess(["--folder", folder, "--listen", "127.0.0.1:0"], server: server)
+            #expect(try await http("POST", serve.url + "api/record", body: "{\"name\": \"cut.wav\"}").status == 200)
+            _ = try await waitForState(serve.url, "half a second recorded") { ($0["elapsed_s"] as? Double ?? 0) >= 0.5 }
+            serve.process.send(signal)
+            let result = await serve.process.wait()
+            #expect(result.status == 0, "\(result.stderr)")
+            let file = try readSoundFile(folder + "/cut.wav")
+            let analysis = try FileAnalysis.analyze(path: folder + "/cut.wav")
+            #expect(file.frames >= 22_050 && analysis.frames == Int64(file.frames) && analysis.missingFrames == 0)
+        }
+    }
+
     @Test func closingTheBrowserMidTakeLeavesTheTakeRecording() async throws {
         try await withPrivateServer { server in
             let folder = try temporaryDirectory(prefix: "recorder-serve")

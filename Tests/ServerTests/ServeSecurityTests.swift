@@ -79,6 +79,7 @@ import TestSupport
             }
             try FileManager.default.createSymbolicLink(atPath: folder + "/link.wav", withDestinationPath: root + "/victim.wav")
             try FileManager.default.createSymbolicLink(atPath: folder + "/passwd.wav", withDestinationPath: "/etc/passwd")
+            #expect(mkfifo(folder + "/pipe.wav", 0o600) == 0)  // a FIFO where takes are listed: never opened to block
             let victim = try Data(contentsOf: URL(fileURLWithPath: root + "/victim.wav"))
             let serve = try await ServeProcess(["--folder", folder, "--listen", "127.0.0.1:0"], server: server)
             let list = try object(try await http("GET", serve.url + "api/takes").body)
@@ -86,7 +87,7 @@ import TestSupport
             let out = root + "/out"
             var refused = 0
             for path in ["takes/..%2Fvictim.wav", "takes/../victim.wav", "takes/link.wav", "takes/passwd.wav",
-                         "takes/.hidden.wav", "takes/sub.wav", "takes/%2Fetc%2Fpasswd", "takes/take.wav/../../victim.wav"] {
+                         "takes/.hidden.wav", "takes/pipe.wav", "takes/sub.wav", "takes/%2Fetc%2Fpasswd", "takes/take.wav/../../victim.wav"] {
                 let exchange = try await http("GET", serve.url + path, output: out)
                 #expect((400..<500).contains(exchange.status), "GET \(path): \(exchange.status)")
                 let got = (try? Data(contentsOf: URL(fileURLWithPath: out))) ?? Data()
@@ -100,7 +101,7 @@ import TestSupport
             }
             #expect(try Data(contentsOf: URL(fileURLWithPath: root + "/victim.wav")) == victim)
             #expect(FileManager.default.fileExists(atPath: "/etc/passwd"))
-            for name in ["link.wav", "passwd.wav", "sub.wav", ".hidden.wav"] {
+            for name in ["link.wav", "passwd.wav", "sub.wav", ".hidden.wav", "pipe.wav"] {
                 var status = stat()
                 #expect(lstat(folder + "/" + name, &status) == 0, "\(name) was removed")
             }
