@@ -154,6 +154,13 @@ OAT_ENUM(AudioUnitPropertyID) {
     kAUVoiceIOProperty_MuteOutput = 2104,
 };
 
+// AUSampler's banks (MusicDevice.h): the General MIDI percussion and melodic bank MSBs and the default LSB.
+enum {
+    kAUSampler_DefaultPercussionBankMSB = 0x78,
+    kAUSampler_DefaultMelodicBankMSB = 0x79,
+    kAUSampler_DefaultBankLSB = 0x00,
+};
+
 // Audio Unit and Audio Component result codes.
 OAT_ENUM(OSStatus) {
     kAudioUnitErr_InvalidProperty = -10879,
