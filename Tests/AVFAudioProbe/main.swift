@@ -13,6 +13,7 @@
 //   avfaudio-probe voice -                  voice processing on the input node, its input tapped; the latencies
 //   avfaudio-probe au-record FRAMES OUT     an AUAudioUnit (RemoteIO) records FRAMES (s16le mono) into OUT
 //   avfaudio-probe au-play IN               an AUAudioUnit (RemoteIO) plays IN (s16le mono, raw)
+//   avfaudio-probe piano-chain SF2          sampler → delay → reverb → mixer, a chord, 3 s to the sink
 //   avfaudio-probe player-numbers FILE      every numeric setting of an AVAudioPlayer of FILE given 0, −1,
 //                                          ±infinity, NaN, 1e300 (1e30), .min, .max; prints what it holds after
 import Foundation
@@ -43,6 +44,7 @@ func main() throws {
     if arguments[1] == "au-record" || arguments[1] == "au-play" { return try audioUnitIO(Array(arguments.dropFirst())) }
     if arguments[1] == "sink-node", arguments.count > 3 { return try sinkNode(Int(arguments[2]) ?? 0, arguments[3]) }
     if arguments[1] == "graph-play", arguments.count > 4 { return try graphPlay(arguments[2], arguments[3], rate: Float(arguments[4]) ?? 1) }
+    if arguments[1] == "piano-chain" { return try pianoChain(arguments[2]) }
     if arguments[1] == "player-numbers" { return try playerNumbers(URL(fileURLWithPath: arguments[2])) }
     let url = URL(fileURLWithPath: arguments[2])
     let settings: [String: Any] = [AVFormatIDKey: Int(kAudioFormatLinearPCM), AVSampleRateKey: 44_100.0,

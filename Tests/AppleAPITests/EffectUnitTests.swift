@@ -159,7 +159,7 @@ struct EffectUnitTests {
         #expect(at(700) > 0.4 && at(1_300) > 0.4 && at(1_000) < 0.01, "700 Hz \(at(700)), 1 300 Hz \(at(1_300)), 1 kHz \(at(1_000))")
         for preset in AVAudioUnitDistortionPreset.allCases {
             let out = try wet(preset)
-            #expect(out.allSatisfy(\.isFinite) && out != sine, "\(preset)")
+            #expect(out.allSatisfy { $0.isFinite } && out != sine, "\(preset)")
         }
     }
 }

@@ -117,11 +117,28 @@ public final class GraphSampler: GraphNode, @unchecked Sendable {
     /// Whether a SoundFont is loaded.
     public var isLoaded: Bool { synthLock.withLock { synth != nil } }
 
-    /// Sends `message` to the synth if one is loaded (values already in MIDI's ranges).
+    /// Sends `message` to the synth if one is loaded (values already in MIDI's ranges), at the attached
+    /// graph's rate (set first if it changed: FluidSynth stops its voices when its rate changes, so a
+    /// note is never started at one rate and lost to the change at the next pass).
     private func send(_ message: (FluidSynthLibrary, FluidSynthLibrary.Synth) -> Void) {
+        let rate = attachedGraph?.sampleRate
         synthLock.withLock {
-            if let synth, let library { message(library, synth) }
+            guard let synth, let library else { return }
+            if let rate { follow(rate, library, synth) }
+            message(library, synth)
         }
+    }
+
+    /// Sets FluidSynth's rate to `rate` if it differs (under `synthLock`).
+    private func follow(_ rate: Int, _ library: FluidSynthLibrary, _ synth: FluidSynthLibrary.Synth) {
+        guard rate != synthRate, rate > 0 else { return }
+        library.setSampleRate(synth, Float(rate))
+        synthRate = rate
+    }
+
+    override func graphStarted(_ graph: PlaybackGraph) {
+        let rate = graph.sampleRate
+        synthLock.withLock { if let synth, let library { follow(rate, library, synth) } }
     }
 
     /// Note on: `note` and `velocity` 0…127 (higher bits dropped), `channel` 0…15; velocity 0 is a note off.
@@ -202,10 +219,7 @@ public final class GraphSampler: GraphNode, @unchecked Sendable {
         }
         let rendered = synthLock.withLock { () -> Bool in
             guard let synth, let library else { return false }
-            if synthRate != pass.sampleRate {
-                library.setSampleRate(synth, Float(pass.sampleRate))
-                synthRate = pass.sampleRate
-            }
+            follow(pass.sampleRate, library, synth)
             return left.withUnsafeMutableBufferPointer { l in
                 right.withUnsafeMutableBufferPointer { r in
                     library.writeFloat(synth, Int32(frames), l.baseAddress!, 0, 1, r.baseAddress!, 0, 1) == 0
