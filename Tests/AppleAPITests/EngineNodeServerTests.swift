@@ -110,6 +110,63 @@ struct EngineNodeServerTests {
     }
 }
 
+/// The piano app's chain heard on the monitor (the probe's `piano-chain`): a sampler loading the General
+/// MIDI piano into a delay (0.3 s, feedback 40 %, 30 % wet), a reverb (medium hall, 40 % wet) and the
+/// main mixer, a C major chord started before the engine. No timing enters its first two seconds (the
+/// notes precede the first render pass; each unit is sample-exact), so the monitor hears, sample for
+/// sample, what the same chain renders offline, its two channels mixed to the mono sink as the server
+/// mixes them (each rounded to 16 bits, then halved in integers: the server's work format is 16-bit).
+@Suite(.timeLimit(.minutes(2)))
+struct PianoChainServerTests {
+    @Test func thePianoChainIsHeardAsRenderedOffline() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let reference = try await ReferenceCapture(server: server, source: PrivateServer.monoSink + ".monitor", directory: directory)
+            defer { reference.stop() }
+            let probe = try builtProduct("avfaudio-probe")
+            let environment = server.clientEnvironment
+            let result = try await offThread { try runProcess(probe, ["piano-chain", generalMIDISoundFont.path], environment: environment) }
+            #expect(result.status == 0 && result.stdout == "played 3 s\n", "\(result.stdout)\(result.stderr)")
+
+            // The offline twin: the probe's makePianoChain, the same settings.
+            let engine = AVAudioEngine()
+            let sampler = AVAudioUnitSampler(), delay = AVAudioUnitDelay(), reverb = AVAudioUnitReverb()
+            [sampler, delay, reverb].forEach(engine.attach)
+            let stereo = try #require(AVAudioFormat(standardFormatWithSampleRate: 44_100, channels: 2))
+            engine.connect(sampler, to: delay, format: stereo)
+            engine.connect(delay, to: reverb, format: stereo)
+            engine.connect(reverb, to: engine.mainMixerNode, format: stereo)
+            try sampler.loadSoundBankInstrument(at: generalMIDISoundFont, program: 0, bankMSB: UInt8(kAUSampler_DefaultMelodicBankMSB),
+                                                bankLSB: UInt8(kAUSampler_DefaultBankLSB))
+            delay.delayTime = 0.3
+            delay.feedback = 40
+            delay.wetDryMix = 30
+            reverb.loadFactoryPreset(.mediumHall)
+            reverb.wetDryMix = 40
+            try engine.enableManualRenderingMode(.offline, format: stereo, maximumFrameCount: 2_205)
+            try engine.start()
+            for note: UInt8 in [60, 64, 67] { sampler.startNote(note, withVelocity: 100, onChannel: 0) }
+            let buffer = try #require(AVAudioPCMBuffer(pcmFormat: stereo, frameCapacity: 2_205))
+            var rendered: [Int16] = []
+            while rendered.count < 88_200 {
+                #expect(try engine.renderOffline(2_205, to: buffer) == .success)
+                let left = buffer.floatChannelData![0], right = buffer.floatChannelData![1]
+                for frame in 0..<2_205 {
+                    // As the server mixes to the mono sink: each channel to 16 bits first (lrintf, halves to
+                    // even), then their sum halved in integers (C's division, toward zero).
+                    let l = Int(Int16(clamping: Int((Double(left[frame]) * 32_768).rounded(.toNearestOrEven))))
+                    let r = Int(Int16(clamping: Int((Double(right[frame]) * 32_768).rounded(.toNearestOrEven))))
+                    rendered.append(Int16((l + r) / 2))
+                }
+            }
+            engine.stop()
+            #expect(rendered.prefix(4_410).contains { $0 != 0 }, "the chord from the first pass")
+            let heard = try await reference.compare(rendered)
+            #expect(heard.offset != nil && heard.covered && heard.differing == 0, "\(heard)")
+        }
+    }
+}
+
 @Suite(.timeLimit(.minutes(2)))
 struct VoiceProcessingTests {
     /// Without an echo canceller on the server, turning voice processing on throws the line that says what

@@ -29,7 +29,7 @@ open class AVAudioUnitEQFilterParameters: NSObject, @unchecked Sendable {
         set { equaliser.setBand(index) { $0.response = BiquadResponse(rawValue: newValue.rawValue) ?? .peaking } }
     }
 
-    /// Hertz, 20 … half the rate. Default 1 000.
+    /// Hertz, 20 … half the rate (read back as set above it; the filter uses at most 0.499 × the rate). Default 1 000.
     open var frequency: Float {
         get { band.frequency }
         set { equaliser.setBand(index) { $0.frequency = newValue } }

@@ -80,7 +80,9 @@ open class AVAudioUnitMIDIInstrument: AVAudioUnit, @unchecked Sendable {
 }
 
 /// A sampler playing a SoundFont's instrument through FluidSynth (`GraphSampler`). Apple's sampler
-/// also loads `.aupreset`, `.exs`, DLS and audio files: those throw `kAudioUnitErr_UnknownFileType` here.
+/// also loads `.aupreset`, `.exs` and audio files: `loadInstrument(at:)` and `loadAudioFiles(at:)` throw
+/// `kAudioUnitErr_UnknownFileType` for them here. `loadSoundBankInstrument` hands any file to
+/// FluidSynth (a DLS bank may load where FluidSynth was built with libinstpatch; untested).
 open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument, @unchecked Sendable {
     // @unchecked Sendable: as AVAudioNode.
 

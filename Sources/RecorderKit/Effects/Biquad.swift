@@ -30,7 +30,10 @@ public enum BiquadResponse: Int, Sendable, CaseIterable {
 
 /// One biquad's coefficients, normalised by a0: y = b0·x + b1·x₁ + b2·x₂ − a1·y₁ − a2·y₂.
 public struct BiquadCoefficients: Sendable, Equatable {
-    public var b0 = 1.0, b1 = 0.0, b2 = 0.0, a1 = 0.0, a2 = 0.0
+    /// The feed-forward coefficients (b0, b1, b2 over a0).
+    public var b0 = 1.0, b1 = 0.0, b2 = 0.0
+    /// The feedback coefficients (a1, a2 over a0).
+    public var a1 = 0.0, a2 = 0.0
 
     /// The identity (its input passes unchanged).
     public static let identity = BiquadCoefficients()

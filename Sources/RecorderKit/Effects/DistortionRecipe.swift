@@ -3,6 +3,7 @@
 
 /// AVAudioUnitDistortionPreset's presets, with Apple's raw values.
 public enum DistortionPreset: Int, Sendable, CaseIterable {
+    /// Apple's names; what each does here is its recipe (`DistortionRecipe.recipes`, the porting guide's table).
     case drumsBitBrush = 0, drumsBufferBeats, drumsLoFi, multiBrokenSpeaker, multiCellphoneConcert, multiDecimated1,
          multiDecimated2, multiDecimated3, multiDecimated4, multiDistortedFunk, multiDistortedCubed,
          multiDistortedSquared, multiEcho1, multiEcho2, multiEchoTight1, multiEchoTight2, multiEverythingIsBroken,
@@ -17,7 +18,9 @@ public enum DistortionPreset: Int, Sendable, CaseIterable {
 /// blended at `ringMix`), decimation (each `decimation`-th sample held), bit reduction (to `bits`
 /// bits; 0 for none), a waveshaper with `drive` dB before it, and an echo (`echoTime` s, `echoFeedback`).
 public struct DistortionRecipe: Sendable, Equatable {
+    /// The waveshaper's curve.
     public enum Shaper: Sendable, Equatable {
+        /// No shaping.
         case none
         /// tanh: a valve's soft clipping.
         case soft
@@ -28,15 +31,25 @@ public struct DistortionRecipe: Sendable, Equatable {
         /// x·|x|: even harmonics, a squared sound.
         case squared
     }
+    /// A high-pass's corner in hertz (0: none).
     public var lowCut: Double = 0
+    /// A low-pass's corner in hertz (0: none).
     public var highCut: Double = 0
+    /// The ring modulator's sine in hertz.
     public var ringFrequency: Double = 0
+    /// How much of the ring-modulated signal replaces the plain one, 0…1 (0: no ring modulation).
     public var ringMix: Float = 0
+    /// Each sample held for this many (1: none).
     public var decimation = 1
+    /// Bits kept (0: all).
     public var bits = 0
+    /// Decibels before the waveshaper.
     public var drive: Float = 0
+    /// The waveshaper.
     public var shaper = Shaper.none
+    /// The echo's delay in seconds (0: none; at most 0.5).
     public var echoTime: Double = 0
+    /// The echo's feedback, 0…1.
     public var echoFeedback: Float = 0
 
     /// The longest echo a recipe uses, in seconds.

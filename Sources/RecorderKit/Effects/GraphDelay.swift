@@ -2,7 +2,7 @@
 // low-pass filter, blended with the input.
 
 /// A delay, as a tape echo: each channel's input goes into a line; what comes out `delayTime` later,
-/// through a Butterworth low-pass at `lowPassCutoff` (none at half the rate), is the wet signal, and
+/// through a Butterworth low-pass at `lowPassCutoff` (none from 0.499 × the rate up), is the wet signal, and
 /// `feedback` of it goes back into the line. `wetDryMix` blends it with the input.
 ///
 /// An impulse comes back `delayTime` later (to the frame when `delayTime` × rate is whole; a fraction of
@@ -49,8 +49,8 @@ public final class GraphDelay: GraphEffect, @unchecked Sendable {
         set { if let value = Self.clamped(newValue, -100...100) { lock.withLock { feedbackPercent = value } } }
     }
 
-    /// The wet signal's low-pass cutoff in hertz, 10 … half the rate (clamped; at half the rate or
-    /// above, no filter; NaN ignored).
+    /// The wet signal's low-pass cutoff in hertz, 10 … half the rate (clamped; from 0.499 × the rate
+    /// up, no filter; NaN ignored).
     public var lowPassCutoff: Float {
         get { lock.withLock { cutoff } }
         set { if let value = Self.clamped(newValue, 10...Float(1 << 20)) { lock.withLock { cutoff = value } } }

@@ -28,7 +28,7 @@ public final class GraphDistortion: GraphEffect, @unchecked Sendable {
     /// The first preset (drums, bit brush), pre-gain −6 dB, 50 % wet (AVAudioUnitDistortion's defaults).
     public override init() { super.init() }
 
-    /// The preset (its stages start afresh at the next pass).
+    /// The preset (setting another starts its stages afresh at the next pass).
     public var preset: DistortionPreset {
         get { lock.withLock { chosen } }
         set { lock.withLock { chosen = newValue } }

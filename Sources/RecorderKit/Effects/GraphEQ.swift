@@ -4,6 +4,7 @@ import Glibc
 /// One band of a `GraphEQ`: its response, frequency, bandwidth, gain and bypass (AVAudioUnitEQ's
 /// defaults: a parametric band at 1 kHz, one octave, 0 dB, bypassed).
 public struct GraphEQBand: Sendable, Equatable {
+    /// The filter's response (AVAudioUnitEQFilterType's, the same raw values).
     public var response: BiquadResponse = .peaking
     /// Hertz, 20 … half the graph's rate (clamped when the band is used).
     public var frequency: Float = 1_000
@@ -14,6 +15,7 @@ public struct GraphEQBand: Sendable, Equatable {
     /// A bypassed band does nothing.
     public var bypass = true
 
+    /// A band with the defaults above.
     public init() {}
 }
 

@@ -25,7 +25,7 @@ public final class GraphReverb: GraphEffect, @unchecked Sendable {
     /// A medium hall, all wet.
     public override init() { super.init() }
 
-    /// The preset (setting one starts its tail afresh at the next pass).
+    /// The preset (setting another starts its tail afresh at the next pass).
     public var preset: ReverbPreset {
         get { lock.withLock { chosen } }
         set { lock.withLock { chosen = newValue } }

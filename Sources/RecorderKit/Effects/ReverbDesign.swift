@@ -40,6 +40,8 @@ public struct ReverbDesign: Sendable, Equatable {
 
 /// AVAudioUnitReverbPreset's presets, with Apple's raw values.
 public enum ReverbPreset: Int, Sendable, CaseIterable {
+    /// Rooms, halls, a plate, chambers and a cathedral: each case's design in `ReverbDesign.presets`
+    /// (decay time, pre-delay, size, damping).
     case smallRoom = 0, mediumRoom, largeRoom, mediumHall, largeHall, plate, mediumChamber, largeChamber, cathedral,
          largeRoom2, mediumHall2, mediumHall3, largeHall2
 

@@ -45,6 +45,7 @@ public final class GraphSampler: GraphNode, @unchecked Sendable {
         if let library, let settings { library.deleteSettings(settings) }
     }
 
+    /// None: a sampler is a source.
     public override var inputBusCount: Int { 0 }
     override var kind: String { "sampler" }
     override func outputChannels(_ pass: RenderPass) -> Int { 2 }
