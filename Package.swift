@@ -184,6 +184,20 @@ let package = Package(
             path: "Examples/PortedPrograms/Swift6",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // Real programs' shapes with the effect units and the sampler (Apple's offline reverb sample, a
+        // graphic equaliser, a voice changer, a piano app), one file compiled in both language modes.
+        .executableTarget(
+            name: "effect-programs-swift5",
+            dependencies: ["OpenAVFAudio"],
+            path: "Examples/EffectPrograms/Swift5",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .executableTarget(
+            name: "effect-programs-swift6",
+            dependencies: ["OpenAVFAudio"],
+            path: "Examples/EffectPrograms/Swift6",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // The RemoteIO recorder and player as iOS programs write them (Audio Unit Services' C calls), one
         // file compiled in both language modes; the tests run both against a private server.
         .executableTarget(

@@ -53,8 +53,9 @@ struct EffectUnitTests {
         }
     }
 
-    /// A 1 kHz sine through a parametric band whose gain jumps from 0 to +12 dB between two passes: the
-    /// output's largest step from one sample to the next stays within the largest a sine of the new
+    /// A 1 kHz sine through a parametric band whose gain jumps from 0 to +12 dB between two passes: up to
+    /// that pass the output is the input, sample for sample (a 0 dB peaking band is the identity); from
+    /// its first frame the change is heard; the output's largest step from one sample to the next stays within the largest a sine of the new
     /// level can take (no click), and the level after the change is +12 dB.
     @Test func aGainChangeDoesNotClick() throws {
         let rate = 48_000.0
@@ -67,6 +68,8 @@ struct EffectUnitTests {
         let out = try renderChain([eq], input: sine, rate: rate, frames: 48_000, block: 2_400, between: { index in
             if index == 10 { eq.bands[0].gain = 12 }
         })
+        #expect(Array(out.prefix(24_000)) == Array(sine.prefix(24_000)), "up to the change: the input, sample for sample")
+        #expect(Array(out[24_000..<24_100]) != Array(sine[24_000..<24_100]), "the change heard from the next pass's start")
         let steps = zip(out.dropFirst(), out).map { abs($0 - $1) }
         let limit = Float(0.2 * pow(10, 12.0 / 20) * 2 * Double.pi * 1_000 / rate) * 1.05
         #expect(steps.max()! <= limit, "largest step \(steps.max()!), a +12 dB sine's \(limit)")
