@@ -75,6 +75,8 @@ struct ReverbNetwork {
     private var allPassAt: [Int]
     private let damping: Float
     private let inputGain: Float
+    /// The block's pre-delayed input, grown (allocating) only for a longer block than any before.
+    private var feed: [Float] = []
 
     /// Freeverb's comb and all-pass lengths at 44.1 kHz.
     static let combLengths = [1_116, 1_188, 1_277, 1_356, 1_422, 1_491, 1_557, 1_617]
@@ -96,36 +98,55 @@ struct ReverbNetwork {
         inputGain = Float(1 / combFeedback.reduce(0) { $0 + 1 / (1 - Double($1) * Double($1)) }.squareRoot())
     }
 
-    /// Puts `frames` frames of reverb of `input` into `output`.
+    /// Puts `frames` frames of reverb of `input` into `output`: the pre-delayed input into every comb
+    /// over the whole block in turn (they are parallel), their sum through each all-pass in turn.
     mutating func run(_ input: UnsafeMutableBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>, frames: Int) {
-        for frame in 0..<frames {
-            let delayed = preDelay[preAt]
-            preDelay[preAt] = input[frame].isFinite ? input[frame] : 0
-            preAt += 1
-            if preAt == preDelay.count { preAt = 0 }
-            let x = delayed * inputGain
-            var sum: Float = 0
+        if feed.count < frames { feed = [Float](repeating: 0, count: frames) }
+        let gain = inputGain, damping = self.damping
+        feed.withUnsafeMutableBufferPointer { feed in
+            preDelay.withUnsafeMutableBufferPointer { line in
+                var at = preAt
+                for frame in 0..<frames {
+                    feed[frame] = line[at] * gain
+                    line[at] = input[frame].isFinite ? input[frame] : 0
+                    at += 1
+                    if at == line.count { at = 0 }
+                }
+                preAt = at
+            }
+            for frame in 0..<frames { output[frame] = 0 }
             for comb in 0..<combs.count {
-                let at = combAt[comb]
-                let out = combs[comb][at]
-                combStore[comb] = out * (1 - damping) + combStore[comb] * damping
-                let fed = x + combStore[comb] * combFeedback[comb]
-                combs[comb][at] = abs(fed) < 1e-25 ? 0 : fed
-                combAt[comb] = at + 1 == combs[comb].count ? 0 : at + 1
-                sum += out
+                var at = combAt[comb], store = combStore[comb]
+                let g = combFeedback[comb]
+                combs[comb].withUnsafeMutableBufferPointer { line in
+                    for frame in 0..<frames {
+                        let out = line[at]
+                        store = out * (1 - damping) + store * damping
+                        let fed = feed[frame] + store * g
+                        line[at] = abs(fed) < 1e-25 ? 0 : fed
+                        at += 1
+                        if at == line.count { at = 0 }
+                        output[frame] += out
+                    }
+                }
+                // Denormals in a dying tail cost the CPU dearly: flushed to zero.
+                combStore[comb] = abs(store) < 1e-25 ? 0 : store
+                combAt[comb] = at
             }
-            for pass in 0..<allPasses.count {
-                let at = allPassAt[pass]
-                let stored = allPasses[pass][at]
-                let out = stored - sum
-                let kept = sum + stored * 0.5
-                allPasses[pass][at] = abs(kept) < 1e-25 ? 0 : kept
-                allPassAt[pass] = at + 1 == allPasses[pass].count ? 0 : at + 1
-                sum = out
-            }
-            output[frame] = sum
         }
-        // Denormals in a dying tail cost the CPU dearly: flushed to zero.
-        for comb in 0..<combStore.count where abs(combStore[comb]) < 1e-25 { combStore[comb] = 0 }
+        for pass in 0..<allPasses.count {
+            var at = allPassAt[pass]
+            allPasses[pass].withUnsafeMutableBufferPointer { line in
+                for frame in 0..<frames {
+                    let stored = line[at], sum = output[frame]
+                    let kept = sum + stored * 0.5
+                    line[at] = abs(kept) < 1e-25 ? 0 : kept
+                    at += 1
+                    if at == line.count { at = 0 }
+                    output[frame] = stored - sum
+                }
+            }
+            allPassAt[pass] = at
+        }
     }
 }
