@@ -154,7 +154,7 @@ OAT_ENUM(AudioUnitPropertyID) {
     kAUVoiceIOProperty_MuteOutput = 2104,
 };
 
-// AUSampler's banks (MusicDevice.h): the General MIDI percussion and melodic bank MSBs and the default LSB.
+// AUSampler's banks (AudioUnitProperties.h): the General MIDI percussion and melodic bank MSBs and the default LSB.
 enum {
     kAUSampler_DefaultPercussionBankMSB = 0x78,
     kAUSampler_DefaultMelodicBankMSB = 0x79,

@@ -11,7 +11,9 @@ struct EffectUnitTests {
     /// Each filter type, set on one band (the others of a 3-band EQ bypassed), its impulse response
     /// rendered offline at 48 kHz: its magnitude at 32 frequencies from 20 Hz to 20 kHz is within 0.1 dB
     /// of scipy's freqz of the cookbook's coefficients for the same parameters (where both are above
-    /// −60 dB; below, the unit's is below −55 dB too).
+    /// −60 dB; below, the unit's is below −55 dB too); and at f0 what each design promises (−3.01 dB for
+    /// the Butterworth passes, the gain for the peak, half of it for the shelves, 0 dB for the band-pass,
+    /// a notch under −60 dB), which does not depend on the oracle's transcription.
     @Test func everyFilterTypeMatchesTheCookbook() throws {
         let rate = 48_000.0
         let frequencies = (0..<32).map { 20 * pow(1_000, Double($0) / 31) }
@@ -50,6 +52,18 @@ struct EffectUnitTests {
                 }
             }
             #expect(worst <= 0.1, "\(name): \(worst) dB from scipy's freqz")
+            // What the cookbook's designs promise at f0 itself, whatever their coefficients: a check that
+            // does not share the oracle's transcription of the formulas.
+            let atCenter = 20 * log10(magnitude(of: response, at: Double(frequency), rate: rate))
+            let promised: Double? = switch type {
+            case .lowPass, .highPass: -3.0103
+            case .parametric: Double(gain)
+            case .bandPass: 0
+            case .lowShelf, .highShelf: Double(gain) / 2
+            default: nil
+            }
+            if let promised { #expect(abs(atCenter - promised) <= 0.02, "\(name) at f0: \(atCenter) dB, the design's \(promised)") }
+            if type == .bandStop { #expect(atCenter < -60, "the notch at f0: \(atCenter) dB") }
         }
     }
 

@@ -95,7 +95,8 @@ struct SamplerTests {
 
     /// A missing SoundFont: kAudio_FileNotFoundError (−43) naming the path; a file of noise named .sf2:
     /// kAudioUnitErr_InvalidFile naming it; a bank the SoundFont lacks: kAudioUnitErr_InvalidPropertyValue;
-    /// an .aupreset: kAudioUnitErr_UnknownFileType. Each a line that says what to do; the sampler that
+    /// an .aupreset: kAudioUnitErr_UnknownFileType; attached to an engine at 192 kHz (FluidSynth plays at
+    /// 8–96 kHz): kAudioUnitErr_FormatNotSupported naming the rate. Each a line that says what to do; the sampler that
     /// failed stays silent, one loaded before keeps its instrument.
     @Test func badInstrumentsThrowApplesErrors() throws {
         let directory = try temporaryDirectory()
@@ -123,6 +124,15 @@ struct SamplerTests {
         }
         let silent = try renderStereo(sampler, frames: 4_800, prepare: { sampler.startNote(60, withVelocity: 100, onChannel: 0) })
         #expect(silent.left.allSatisfy { $0 == 0 })
+
+        let fast = AVAudioEngine()
+        let format = try #require(AVAudioFormat(standardFormatWithSampleRate: 192_000, channels: 2))
+        try fast.enableManualRenderingMode(.offline, format: format, maximumFrameCount: 1_024)
+        let attached = AVAudioUnitSampler()
+        fast.attach(attached)
+        let tooFast = failure { try attached.loadSoundBankInstrument(at: generalMIDISoundFont, program: 0, bankMSB: 0x79, bankLSB: 0) }
+        #expect(tooFast?.code == Int(kAudioUnitErr_FormatNotSupported) && tooFast?.localizedDescription.contains("192000 Hz") == true,
+                "\(String(describing: tooFast))")
 
         let piano = try loadedSampler()
         #expect(failure { try piano.loadSoundBankInstrument(at: corrupt, program: 0, bankMSB: 0x79, bankLSB: 0) } != nil)

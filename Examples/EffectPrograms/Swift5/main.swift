@@ -168,7 +168,8 @@ func voiceChanger(source: URL, to output: URL) throws -> AVAudioFramePosition {
     let buffer = AVAudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: 4096)!
     while engine.manualRenderingSampleTime < file.length {
         let frames = min(AVAudioFrameCount(file.length - engine.manualRenderingSampleTime), buffer.frameCapacity)
-        if try engine.renderOffline(frames, to: buffer) == .success { try out.write(from: buffer) }
+        guard try engine.renderOffline(frames, to: buffer) == .success else { break }
+        try out.write(from: buffer)
     }
     engine.stop()
     return out.length
@@ -203,7 +204,9 @@ final class PianoAudioEngine {
     func noteOn(_ note: UInt8, velocity: UInt8 = 100) { sampler.startNote(note, withVelocity: velocity, onChannel: 0) }
     func noteOff(_ note: UInt8) { sampler.stopNote(note, onChannel: 0) }
     var isRunning: Bool { engine.isRunning }
-    var renderedSeconds: Double { Double(engine.mainMixerNode.lastRenderTime?.sampleTime ?? 0) / 44_100 }
+    var renderedSeconds: Double {
+        Double(engine.mainMixerNode.lastRenderTime?.sampleTime ?? 0) / engine.mainMixerNode.outputFormat(forBus: 0).sampleRate
+    }
     func stop() { engine.stop() }
 }
 

@@ -26,31 +26,31 @@ open class AVAudioUnitEQFilterParameters: NSObject, @unchecked Sendable {
     /// The filter type. Default `.parametric`.
     open var filterType: AVAudioUnitEQFilterType {
         get { AVAudioUnitEQFilterType(rawValue: band.response.rawValue) ?? .parametric }
-        set { equaliser.setBand(index) { $0.response = BiquadResponse(rawValue: newValue.rawValue) ?? .peaking } }
+        set { equaliser.setBand(index, response: BiquadResponse(rawValue: newValue.rawValue) ?? .peaking) }
     }
 
     /// Hertz, 20 … half the rate (read back as set above it; the filter uses at most 0.499 × the rate). Default 1 000.
     open var frequency: Float {
         get { band.frequency }
-        set { equaliser.setBand(index) { $0.frequency = newValue } }
+        set { equaliser.setBand(index, frequency: newValue) }
     }
 
     /// Octaves, 0.05…5. Default 1.
     open var bandwidth: Float {
         get { band.bandwidth }
-        set { equaliser.setBand(index) { $0.bandwidth = newValue } }
+        set { equaliser.setBand(index, bandwidth: newValue) }
     }
 
     /// Decibels, −96…24. Default 0.
     open var gain: Float {
         get { band.gain }
-        set { equaliser.setBand(index) { $0.gain = newValue } }
+        set { equaliser.setBand(index, gain: newValue) }
     }
 
     /// Whether the band is bypassed. Default true (as Apple's: set it false to hear the band).
     open var bypass: Bool {
         get { band.bypass }
-        set { equaliser.setBand(index) { $0.bypass = newValue } }
+        set { equaliser.setBand(index, bypass: newValue) }
     }
 }
 

@@ -64,7 +64,8 @@ open class AVAudioUnitDelay: AVAudioUnitEffect, @unchecked Sendable {
         set { delay.feedback = newValue }
     }
 
-    /// Hertz, 10 … half the rate (clamped; NaN ignored; at half the rate, no filter). Default 15 000.
+    /// Hertz, 10 … half the rate (clamped below, NaN ignored; read back as set; from 0.499 × the rate up,
+    /// no filter). Default 15 000.
     open var lowPassCutoff: Float {
         get { delay.lowPassCutoff }
         set { delay.lowPassCutoff = newValue }

@@ -93,7 +93,8 @@ open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument, @unchecked Sendable {
     /// `kAUSampler_DefaultPercussionBankMSB`, and `kAUSampler_DefaultBankLSB`) from the SoundFont at `bankURL`.
     /// - Throws: an NSError in NSOSStatusErrorDomain: `kAudio_FileNotFoundError` (−43) for a file that is
     ///   not there or not readable, `kAudioUnitErr_InvalidFile` for one FluidSynth cannot read,
-    ///   `kAudioUnitErr_InvalidPropertyValue` for a preset it does not have; FluidSynth missing:
+    ///   `kAudioUnitErr_InvalidPropertyValue` for a preset it does not have, `kAudioUnitErr_FormatNotSupported`
+    ///   for an engine's rate FluidSynth cannot play at (outside 8–96 kHz); FluidSynth missing:
     ///   `kAudioUnitErr_FailedInitialization`. Each with a one-line description.
     open func loadSoundBankInstrument(at bankURL: URL, program: UInt8, bankMSB: UInt8, bankLSB: UInt8) throws {
         do {
@@ -101,7 +102,9 @@ open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument, @unchecked Sendable {
         } catch {
             let status: OSStatus = switch error.code {
             case .cannotReadFile: kAudio_FileNotFoundError
-            case .invalidFormat: error.message.contains("has no preset") ? kAudioUnitErr_InvalidPropertyValue : kAudioUnitErr_InvalidFile
+            case .invalidFormat where error.message.contains("has no preset"): kAudioUnitErr_InvalidPropertyValue
+            case .invalidFormat where error.message.contains("cannot play at"): kAudioUnitErr_FormatNotSupported
+            case .invalidFormat: kAudioUnitErr_InvalidFile
             default: kAudioUnitErr_FailedInitialization
             }
             throw statusError(status, error.message)
@@ -135,13 +138,20 @@ open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument, @unchecked Sendable {
         set { sampler.stereoPan = newValue }
     }
 
-    /// The output's gain, −90…12 dB (clamped; NaN ignored). Default 0.
+    /// The output's gain, −90…12 dB (clamped; NaN ignored). Default 0. (Apple's newer name for `masterGain`.)
+    open var overallGain: Float {
+        get { sampler.masterGain }
+        set { sampler.masterGain = newValue }
+    }
+
+    /// The output's gain, −90…12 dB (clamped; NaN ignored). Default 0. (Deprecated on Apple's systems for
+    /// `overallGain`; the same value.)
     open var masterGain: Float {
         get { sampler.masterGain }
         set { sampler.masterGain = newValue }
     }
 
-    /// Tuning, −2 400…2 400 cents (clamped; NaN ignored); notes started after it hear it. Default 0.
+    /// Tuning, −2 400…2 400 cents (clamped; NaN ignored), notes sounding included. Default 0.
     open var globalTuning: Float {
         get { sampler.globalTuning }
         set { sampler.globalTuning = newValue }

@@ -15,7 +15,7 @@ open class AVAudioUnitTimeEffect: AVAudioUnit, @unchecked Sendable {
     var effect: GraphTimeEffect { graphNode as! GraphTimeEffect }
 
     /// Whether the effect is bypassed (its input passes unchanged).
-    public var bypass: Bool {
+    open var bypass: Bool {
         get { effect.bypass }
         set { effect.bypass = newValue }
     }

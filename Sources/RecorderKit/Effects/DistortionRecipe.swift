@@ -26,9 +26,9 @@ public struct DistortionRecipe: Sendable, Equatable {
         case soft
         /// Clipped at ±1: a transistor pushed past its rails.
         case hard
-        /// x − x³/3 (within ±1): odd harmonics, gently.
+        /// 1.5 × (x − x³/3) within ±1 (full scale at ±1): odd harmonics, gently.
         case cubic
-        /// x·|x|: even harmonics, a squared sound.
+        /// x·|x| within ±1: a square law kept odd (odd harmonics, harsher than the cubic).
         case squared
     }
     /// A high-pass's corner in hertz (0: none).

@@ -49,8 +49,8 @@ public final class GraphDelay: GraphEffect, @unchecked Sendable {
         set { if let value = Self.clamped(newValue, -100...100) { lock.withLock { feedbackPercent = value } } }
     }
 
-    /// The wet signal's low-pass cutoff in hertz, 10 … half the rate (clamped; from 0.499 × the rate
-    /// up, no filter; NaN ignored).
+    /// The wet signal's low-pass cutoff in hertz, 10 Hz and up (clamped; NaN ignored; read back as set:
+    /// from 0.499 × the graph's rate up there is no filter, so Apple's top, half the rate, is none).
     public var lowPassCutoff: Float {
         get { lock.withLock { cutoff } }
         set { if let value = Self.clamped(newValue, 10...Float(1 << 20)) { lock.withLock { cutoff = value } } }

@@ -79,8 +79,7 @@ public final class GraphDistortion: GraphEffect, @unchecked Sendable {
                 var x = audio[frame]
                 if recipe.ringMix > 0 {
                     x = x * (1 - recipe.ringMix) + x * Float(sin(phase)) * recipe.ringMix
-                    phase += ring
-                    if phase > 2 * Double.pi { phase -= 2 * Double.pi }
+                    phase = (phase + ring).truncatingRemainder(dividingBy: 2 * Double.pi)
                 }
                 if recipe.decimation > 1 {
                     if heldCount == 0 { held[channel] = x }

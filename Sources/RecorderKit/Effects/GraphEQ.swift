@@ -53,18 +53,19 @@ public final class GraphEQ: GraphEffect, @unchecked Sendable {
         lock.withLock { settings.indices.contains(index) ? settings[index] : GraphEQBand() }
     }
 
-    /// Changes band `index` (none past the last): its values are clamped to their ranges, a NaN leaves
-    /// the value it replaces.
-    public func setBand(_ index: Int, _ change: (inout GraphEQBand) -> Void) {
+    /// Changes band `index` (none past the last): the values given are clamped to their ranges, a NaN
+    /// leaves the value it would replace; nil leaves a value as it is.
+    public func setBand(_ index: Int, response: BiquadResponse? = nil, frequency: Float? = nil, bandwidth: Float? = nil,
+                        gain: Float? = nil, bypass: Bool? = nil) {
         lock.withLock {
             guard settings.indices.contains(index) else { return }
             var band = settings[index]
-            let before = band
-            change(&band)
-            band.frequency = Self.clamped(band.frequency, 20...Float(1 << 20)) ?? before.frequency
-            band.bandwidth = Self.clamped(band.bandwidth, 0.05...5) ?? before.bandwidth
-            band.gain = Self.clamped(band.gain, -96...24) ?? before.gain
-            guard band != before else { return }
+            if let response { band.response = response }
+            if let frequency, let value = Self.clamped(frequency, 20...Float(1 << 20)) { band.frequency = value }
+            if let bandwidth, let value = Self.clamped(bandwidth, 0.05...5) { band.bandwidth = value }
+            if let gain, let value = Self.clamped(gain, -96...24) { band.gain = value }
+            if let bypass { band.bypass = bypass }
+            guard band != settings[index] else { return }
             settings[index] = band
             version &+= 1
         }

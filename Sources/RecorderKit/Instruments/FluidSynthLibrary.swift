@@ -33,7 +33,6 @@ struct FluidSynthLibrary: @unchecked Sendable {
     let setGenerator: @convention(c) (Synth, Int32, Int32, Float) -> Int32
     let allNotesOff: @convention(c) (Synth, Int32) -> Int32
     let writeFloat: @convention(c) (Synth, Int32, UnsafeMutableRawPointer, Int32, Int32, UnsafeMutableRawPointer, Int32, Int32) -> Int32
-    let setSampleRate: @convention(c) (Synth, Float) -> Void
 
     typealias LogFunction = @convention(c) (Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void
     private static let library = LazyLibrary(["libfluidsynth.so.3", "libfluidsynth.so"], what: "FluidSynth (libfluidsynth.so.3)")
@@ -71,7 +70,6 @@ struct FluidSynthLibrary: @unchecked Sendable {
         allNotesOff = try f("fluid_synth_all_notes_off", (@convention(c) (Synth, Int32) -> Int32).self)
         writeFloat = try f("fluid_synth_write_float",
             (@convention(c) (Synth, Int32, UnsafeMutableRawPointer, Int32, Int32, UnsafeMutableRawPointer, Int32, Int32) -> Int32).self)
-        setSampleRate = try f("fluid_synth_set_sample_rate", (@convention(c) (Synth, Float) -> Void).self)
         let setLog = try f("fluid_set_log_function",
             (@convention(c) (Int32, LogFunction?, UnsafeMutableRawPointer?) -> LogFunction?).self)
         // FLUID_PANIC, FLUID_ERR, FLUID_WARN, FLUID_INFO, FLUID_DBG: errors and warnings kept, the rest dropped.

@@ -14,11 +14,14 @@ import Locking
 ///
 /// ## Threads
 /// Every member may be called from any thread, a tap's or a completion handler included. A load blocks
-/// its caller (the file is read), never the graph.
+/// its caller (the file is read), never the graph. FluidSynth's rate is fixed when its synthesiser is
+/// made: at the graph's rate when the sampler is attached, else at 44.1 kHz and made again when the
+/// graph starts at another (load after attaching, as Apple's examples do, and nothing is made twice).
 public final class GraphSampler: GraphNode, @unchecked Sendable {
     // @unchecked Sendable: `synth`, `settings` and `synthRate` under `synthLock` (held by the render pass
     // while FluidSynth renders, and by every message sent, so the synth is never freed under a call);
-    // `gainDB`, `panPercent` and `tuningCents` under `lock`. Lock order: the graph's, the node's, the synth's.
+    // `gainDB`, `panPercent` and `tuningCents` under `lock`. Lock order: the graph's, then the synth's; the
+    // node's lock is only ever taken alone or inside the synth's (a load reads the tuning), never around it.
     private let synthLock = PosixMutex()
     private var synth: FluidSynthLibrary.Synth?
     private var settings: FluidSynthLibrary.Settings?
@@ -56,17 +59,35 @@ public final class GraphSampler: GraphNode, @unchecked Sendable {
     /// - Throws: `.cannotReadFile` when the file cannot be read; `.invalidFormat` when it is not a
     ///   SoundFont FluidSynth reads or has no such preset; `.invalidState` when FluidSynth cannot be loaded.
     public func loadSoundBank(path: String, program: UInt8, bankMSB: UInt8, bankLSB: UInt8) throws(RecorderError) {
+        try load(Loaded(path: path, program: program, bankMSB: bankMSB, bankLSB: bankLSB), rate: attachedGraph?.sampleRate ?? 44_100)
+    }
+
+    /// What was loaded last: loaded again when the graph starts at another rate.
+    private struct Loaded {
+        let path: String, program: UInt8, bankMSB: UInt8, bankLSB: UInt8
+    }
+    /// Under `synthLock`.
+    private var loaded: Loaded?
+
+    /// Makes a synthesiser at `rate` (FluidSynth's rate is fixed when it is made) with `what` loaded, and
+    /// puts it in place of the one before.
+    private func load(_ what: Loaded, rate: Int) throws(RecorderError) {
+        let (path, program, bankMSB, bankLSB) = (what.path, what.program, what.bankMSB, what.bankLSB)
         guard access(path, R_OK) == 0 else {
             let reason = String(cString: strerror(errno))
             throw RecorderError(.cannotReadFile, "cannot load the SoundFont '\(path)': \(reason); give the path of a readable .sf2 file "
                                 + "(Debian's fluid-soundfont-gm installs /usr/share/sounds/sf2/FluidR3_GM.sf2)")
         }
         let library = try FluidSynthLibrary.loaded()
-        let rate = attachedGraph?.sampleRate ?? 44_100
         guard let settings = library.newSettings() else {
             throw RecorderError(.invalidState, "FluidSynth could not make its settings (out of memory?); try again")
         }
-        _ = library.setNumber(settings, "synth.sample-rate", Double(rate))
+        // FluidSynth takes 8 kHz … 96 kHz; the graph's rate outside that is refused here, not silently changed.
+        guard library.setNumber(settings, "synth.sample-rate", Double(rate)) == 0 else {
+            library.deleteSettings(settings)
+            throw RecorderError(.invalidFormat, "FluidSynth cannot play at \(rate) Hz (it plays at 8 000 to 96 000 Hz); "
+                                + "run the graph at a rate in that range")
+        }
         _ = library.setInteger(settings, "synth.reverb.active", 0)
         _ = library.setInteger(settings, "synth.chorus.active", 0)
         _ = library.setInteger(settings, "synth.cpu-cores", 1)
@@ -93,10 +114,12 @@ public final class GraphSampler: GraphNode, @unchecked Sendable {
                        + "LSB \(bankLSB)); choose one it has")
         }
         for channel in Int32(0)..<16 { _ = library.programSelect(synth, channel, id, bank, Int32(program & 0x7F)) }
-        let tuning = lock.withLock { tuningCents }
-        for channel in Int32(0)..<16 { _ = library.setGenerator(synth, channel, Self.fineTune, tuning) }
         let old = synthLock.withLock { () -> (FluidSynthLibrary.Synth?, FluidSynthLibrary.Settings?) in
-            defer { (self.synth, self.settings, self.library, synthRate) = (synth, settings, library, rate) }
+            // The tuning read where a setter's message would go: a change made during the load reaches
+            // this synth, through the setter's own message after the swap if not here.
+            let tuning = lock.withLock { tuningCents }
+            for channel in Int32(0)..<16 { _ = library.setGenerator(synth, channel, Self.fineTune, tuning) }
+            defer { (self.synth, self.settings, self.library, synthRate, loaded) = (synth, settings, library, rate, what) }
             return (self.synth, self.settings)
         }
         if let synth = old.0 { library.deleteSynth(synth) }
@@ -118,28 +141,20 @@ public final class GraphSampler: GraphNode, @unchecked Sendable {
     /// Whether a SoundFont is loaded.
     public var isLoaded: Bool { synthLock.withLock { synth != nil } }
 
-    /// Sends `message` to the synth if one is loaded (values already in MIDI's ranges), at the attached
-    /// graph's rate (set first if it changed: FluidSynth stops its voices when its rate changes, so a
-    /// note is never started at one rate and lost to the change at the next pass).
+    /// Sends `message` to the synth if one is loaded (values already in MIDI's ranges).
     private func send(_ message: (FluidSynthLibrary, FluidSynthLibrary.Synth) -> Void) {
-        let rate = attachedGraph?.sampleRate
         synthLock.withLock {
-            guard let synth, let library else { return }
-            if let rate { follow(rate, library, synth) }
-            message(library, synth)
+            if let synth, let library { message(library, synth) }
         }
     }
 
-    /// Sets FluidSynth's rate to `rate` if it differs (under `synthLock`).
-    private func follow(_ rate: Int, _ library: FluidSynthLibrary, _ synth: FluidSynthLibrary.Synth) {
-        guard rate != synthRate, rate > 0 else { return }
-        library.setSampleRate(synth, Float(rate))
-        synthRate = rate
-    }
-
+    /// The graph starts (or the sampler was attached to a running one): a synthesiser made at another
+    /// rate (loaded before the sampler was attached) is made again at the graph's, its SoundFont loaded
+    /// again (notes sent to the old one are dropped; it is silent in the meantime).
     override func graphStarted(_ graph: PlaybackGraph) {
         let rate = graph.sampleRate
-        synthLock.withLock { if let synth, let library { follow(rate, library, synth) } }
+        guard let what = synthLock.withLock({ synthRate != rate ? loaded : nil }) else { return }
+        try? load(what, rate: rate)
     }
 
     /// Note on: `note` and `velocity` 0…127 (higher bits dropped), `channel` 0…15; velocity 0 is a note off.
@@ -201,7 +216,7 @@ public final class GraphSampler: GraphNode, @unchecked Sendable {
         set { if !newValue.isNaN { lock.withLock { panPercent = min(100, max(-100, newValue)) } } }
     }
 
-    /// Tuning of every note, −2 400…2 400 cents (clamped; NaN ignored); notes started after it hear it.
+    /// Tuning of every note, −2 400…2 400 cents (clamped; NaN ignored), notes sounding included.
     public var globalTuning: Float {
         get { lock.withLock { tuningCents } }
         set {
@@ -219,8 +234,8 @@ public final class GraphSampler: GraphNode, @unchecked Sendable {
             right = [Float](repeating: 0, count: frames)
         }
         let rendered = synthLock.withLock { () -> Bool in
-            guard let synth, let library else { return false }
-            follow(pass.sampleRate, library, synth)
+            // A synthesiser at another rate (until `graphStarted` makes one at the graph's) stays silent.
+            guard let synth, let library, synthRate == pass.sampleRate else { return false }
             return left.withUnsafeMutableBufferPointer { l in
                 right.withUnsafeMutableBufferPointer { r in
                     library.writeFloat(synth, Int32(frames), l.baseAddress!, 0, 1, r.baseAddress!, 0, 1) == 0
