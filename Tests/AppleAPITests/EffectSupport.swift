@@ -8,62 +8,54 @@ import TestSupport
 /// Renders `input` (mono, at `rate`) through `chain` (each node into the next, the last into the main
 /// mixer, which puts a mono input in both channels at full level) offline in blocks of `block`, for
 /// `frames` frames (`prepare` runs once the engine has started, before the first block; `between` before
-/// each block after the first, with its index); the left channel.
+/// each block after the first, with its index); the left channel. A `source` node replaces the player.
 func renderChain(_ chain: [AVAudioNode], input: [Float], rate: Double = 48_000, frames: Int, block: Int = 2_400,
                  source: AVAudioNode? = nil, prepare: () -> Void = {}, between: (Int) -> Void = { _ in }) throws -> [Float] {
-    let engine = AVAudioEngine()
     let player = AVAudioPlayerNode()
-    let first = source ?? player
-    ([first] + chain).forEach(engine.attach)
     let mono = try #require(AVAudioFormat(standardFormatWithSampleRate: rate, channels: 1))
-    var previous = first
-    for node in chain {
-        engine.connect(previous, to: node, format: mono)
-        previous = node
-    }
-    engine.connect(previous, to: engine.mainMixerNode, format: mono)
-    let stereo = try #require(AVAudioFormat(standardFormatWithSampleRate: rate, channels: 2))
-    try engine.enableManualRenderingMode(.offline, format: stereo, maximumFrameCount: AVAudioFrameCount(block))
-    try engine.start()
+    var buffer: AVAudioPCMBuffer?
     if source == nil, !input.isEmpty {
-        let buffer = try #require(AVAudioPCMBuffer(pcmFormat: mono, frameCapacity: AVAudioFrameCount(input.count)))
-        input.withUnsafeBufferPointer { buffer.floatChannelData![0].update(from: $0.baseAddress!, count: input.count) }
-        buffer.frameLength = AVAudioFrameCount(input.count)
-        player.scheduleBuffer(buffer)
-        player.play()
+        let scheduled = try #require(AVAudioPCMBuffer(pcmFormat: mono, frameCapacity: AVAudioFrameCount(input.count)))
+        input.withUnsafeBufferPointer { scheduled.floatChannelData![0].update(from: $0.baseAddress!, count: input.count) }
+        scheduled.frameLength = AVAudioFrameCount(input.count)
+        buffer = scheduled
     }
-    prepare()
-    let out = try #require(AVAudioPCMBuffer(pcmFormat: stereo, frameCapacity: AVAudioFrameCount(block)))
-    var left: [Float] = []
-    left.reserveCapacity(frames)
-    var index = 0
-    while left.count < frames {
-        if index > 0 { between(index) }
-        index += 1
-        #expect(try engine.renderOffline(AVAudioFrameCount(min(block, frames - left.count)), to: out) == .success)
-        left += UnsafeBufferPointer(start: out.floatChannelData![0], count: Int(out.frameLength))
-    }
-    engine.stop()
-    return left
+    return try render(source ?? player, chain: chain, format: mono, frames: frames, block: block, prepare: {
+        if let buffer {
+            player.scheduleBuffer(buffer)
+            player.play()
+        }
+        prepare()
+    }, between: between).left
 }
 
 /// Both channels of the same, for the sampler (a stereo source).
 func renderStereo(_ source: AVAudioNode, chain: [AVAudioNode] = [], rate: Double = 48_000, frames: Int, block: Int = 2_400,
                   prepare: () -> Void = {}, between: (Int) -> Void = { _ in }) throws -> (left: [Float], right: [Float]) {
+    let stereo = try #require(AVAudioFormat(standardFormatWithSampleRate: rate, channels: 2))
+    return try render(source, chain: chain, format: stereo, frames: frames, block: block, prepare: prepare, between: between)
+}
+
+/// `source` through `chain` into the main mixer, each connection in `format`, rendered offline in stereo
+/// at its rate: both channels.
+private func render(_ source: AVAudioNode, chain: [AVAudioNode], format: AVAudioFormat, frames: Int, block: Int,
+                    prepare: () -> Void, between: (Int) -> Void) throws -> (left: [Float], right: [Float]) {
     let engine = AVAudioEngine()
     ([source] + chain).forEach(engine.attach)
-    let stereo = try #require(AVAudioFormat(standardFormatWithSampleRate: rate, channels: 2))
     var previous = source
     for node in chain {
-        engine.connect(previous, to: node, format: stereo)
+        engine.connect(previous, to: node, format: format)
         previous = node
     }
-    engine.connect(previous, to: engine.mainMixerNode, format: stereo)
+    engine.connect(previous, to: engine.mainMixerNode, format: format)
+    let stereo = try #require(AVAudioFormat(standardFormatWithSampleRate: format.sampleRate, channels: 2))
     try engine.enableManualRenderingMode(.offline, format: stereo, maximumFrameCount: AVAudioFrameCount(block))
     try engine.start()
     prepare()
     let out = try #require(AVAudioPCMBuffer(pcmFormat: stereo, frameCapacity: AVAudioFrameCount(block)))
     var left: [Float] = [], right: [Float] = []
+    left.reserveCapacity(frames)
+    right.reserveCapacity(frames)
     var index = 0
     while left.count < frames {
         if index > 0 { between(index) }

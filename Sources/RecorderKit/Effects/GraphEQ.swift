@@ -110,10 +110,9 @@ public final class GraphEQ: GraphEffect, @unchecked Sendable {
                                bandwidth: Double(band.bandwidth), gain: Double(band.gain), sampleRate: sampleRate)
         }
         guard globalGain != 0 else { return stages }
-        let factor = pow10(Double(globalGain) / 20)
+        let factor = pow(10, Double(globalGain) / 20)
         if stages.isEmpty { stages = [BiquadCoefficients.identity.scaled(by: factor)] } else { stages[0] = stages[0].scaled(by: factor) }
         return stages
     }
 
-    private static func pow10(_ exponent: Double) -> Double { exp(exponent * 2.302_585_092_994_046) }
 }
