@@ -37,6 +37,45 @@ struct EffectHostileTests {
         #expect(out.allSatisfy { $0.isFinite })
     }
 
+    /// A program's source node handing out NaN, ±infinity and 1e30 among its samples, into each unit
+    /// alone (an EQ of 1 000 bands at +24 dB, a half-wet delay with full feedback, a half-wet reverb, a
+    /// distortion) and into the four in a chain: every sample out is finite.
+    @Test func nonFiniteSamplesFromASourceNode() throws {
+        let values: [Float] = [.nan, .infinity, -.infinity, 1e30, -1e30, 0.5]
+        let mono = try #require(AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 1))
+        func hostileSource() -> AVAudioSourceNode {
+            let counter = Locked(0)
+            return AVAudioSourceNode(format: mono) { _, _, frameCount, data in
+                let samples = UnsafeMutableBufferPointer<Float>(UnsafeMutableAudioBufferListPointer(data)[0])
+                counter.withLock { start in
+                    for frame in 0..<Int(frameCount) { samples[frame] = values[(start + frame) % values.count] }
+                    start += Int(frameCount)
+                }
+                return noErr
+            }
+        }
+        func units() -> [AVAudioUnitEffect] {
+            let eq = AVAudioUnitEQ(numberOfBands: 1_000), delay = AVAudioUnitDelay(), reverb = AVAudioUnitReverb()
+            for (index, band) in eq.bands.enumerated() {
+                band.frequency = 20 + Float(index) * 20
+                band.gain = 24
+                band.bypass = false
+            }
+            delay.delayTime = 0.01
+            delay.feedback = 100
+            delay.lowPassCutoff = 24_000
+            delay.wetDryMix = 50
+            reverb.wetDryMix = 50
+            return [eq, delay, reverb, AVAudioUnitDistortion()]
+        }
+        for unit in units() {
+            let out = try renderChain([unit], input: [], rate: 48_000, frames: 9_600, source: hostileSource())
+            #expect(out.count == 9_600 && out.allSatisfy { $0.isFinite }, "\(type(of: unit))")
+        }
+        let out = try renderChain(units(), input: [], rate: 48_000, frames: 9_600, source: hostileSource())
+        #expect(out.count == 9_600 && out.allSatisfy { $0.isFinite }, "the chain")
+    }
+
     /// 0 bands pass the input unchanged; 1 000 bands all active at random settings render finite audio;
     /// a negative count makes none and Int.max makes 1 024.
     @Test func bandCounts() throws {

@@ -3,7 +3,8 @@
 
 /// An effect that puts out as many frames as it takes in, with its input's channels (1…32): the EQ
 /// (`GraphEQ`), the delay (`GraphDelay`), the reverb (`GraphReverb`) and the distortion
-/// (`GraphDistortion`). Bypassed, its input passes unchanged, sample for sample.
+/// (`GraphDistortion`). Bypassed, its input passes unchanged, sample for sample. A non-finite sample
+/// (from a program's source node) comes in as 0, and none goes out.
 ///
 /// Settings changed from any thread take effect at the next render pass: a pass reads them once, under
 /// the node's lock, at its start.
@@ -32,10 +33,15 @@ public class GraphEffect: GraphNode, @unchecked Sendable {
         let channels = buffer.channelCount
         for channel in 0..<channels {
             let from = input.channel(channel), to = buffer.channel(channel)
-            for frame in 0..<frames { to[frame] = from[frame] }
+            for frame in 0..<frames { to[frame] = from[frame].isFinite ? from[frame] : 0 }
         }
         guard !bypass else { return }
         process(buffer, frames: frames, channels: channels, sampleRate: pass.sampleRate)
+        // A sum that overflowed (1e30 through +24 dB bands, say) leaves as silence, not infinity.
+        for channel in 0..<channels {
+            let audio = buffer.channel(channel)
+            for frame in 0..<frames where !audio[frame].isFinite { audio[frame] = 0 }
+        }
     }
 
     /// Processes `frames` frames of `channels` channels in `buffer` in place, at `sampleRate`: the

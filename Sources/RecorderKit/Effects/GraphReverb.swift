@@ -108,7 +108,7 @@ struct ReverbNetwork {
                 var at = preAt
                 for frame in 0..<frames {
                     feed[frame] = line[at] * gain
-                    line[at] = input[frame].isFinite ? input[frame] : 0
+                    line[at] = input[frame]
                     at += 1
                     if at == line.count { at = 0 }
                 }
