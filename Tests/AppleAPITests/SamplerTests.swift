@@ -96,7 +96,8 @@ struct SamplerTests {
     /// A missing SoundFont: kAudio_FileNotFoundError (−43) naming the path; a file of noise named .sf2:
     /// kAudioUnitErr_InvalidFile naming it; a bank the SoundFont lacks: kAudioUnitErr_InvalidPropertyValue;
     /// an .aupreset: kAudioUnitErr_UnknownFileType; attached to an engine at 192 kHz (FluidSynth plays at
-    /// 8–96 kHz): kAudioUnitErr_FormatNotSupported naming the rate. Each a line that says what to do; the sampler that
+    /// 8–96 kHz): kAudioUnitErr_FormatNotSupported naming the rate; a FIFO named .sf2 and a folder:
+    /// kAudioUnitErr_InvalidFile at once (FluidSynth would wait on the FIFO forever). Each a line that says what to do; the sampler that
     /// failed stays silent, one loaded before keeps its instrument.
     @Test func badInstrumentsThrowApplesErrors() throws {
         let directory = try temporaryDirectory()
@@ -124,6 +125,15 @@ struct SamplerTests {
         }
         let silent = try renderStereo(sampler, frames: 4_800, prepare: { sampler.startNote(60, withVelocity: 100, onChannel: 0) })
         #expect(silent.left.allSatisfy { $0 == 0 })
+
+        // A FIFO named like a SoundFont (nobody writes to it) and a folder: refused at once, not waited on.
+        let fifo = directory + "/pipe.sf2"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for path in [fifo, directory] {
+            let refused = failure { try sampler.loadSoundBankInstrument(at: URL(fileURLWithPath: path), program: 0, bankMSB: 0x79, bankLSB: 0) }
+            #expect(refused?.code == Int(kAudioUnitErr_InvalidFile) && refused?.localizedDescription.contains("not a regular file") == true,
+                    "\(String(describing: refused))")
+        }
 
         let fast = AVAudioEngine()
         let format = try #require(AVAudioFormat(standardFormatWithSampleRate: 192_000, channels: 2))

@@ -78,6 +78,13 @@ public final class GraphSampler: GraphNode, @unchecked Sendable {
             throw RecorderError(.cannotReadFile, "cannot load the SoundFont '\(path)': \(reason); give the path of a readable .sf2 file "
                                 + "(Debian's fluid-soundfont-gm installs /usr/share/sounds/sf2/FluidR3_GM.sf2)")
         }
+        // FluidSynth would wait forever on a FIFO's writer (and read a device or a socket as it comes):
+        // only a regular file is handed to it.
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw RecorderError(.invalidFormat, "cannot load the SoundFont '\(path)': not a regular file (a folder, FIFO, socket "
+                                + "or device); give the path of a .sf2 file")
+        }
         let library = try FluidSynthLibrary.loaded()
         guard let settings = library.newSettings() else {
             throw RecorderError(.invalidState, "FluidSynth could not make its settings (out of memory?); try again")
