@@ -101,3 +101,30 @@ public func clickPositions(_ samples: [Int16], threshold: Int16 = 6_000) -> [Int
     }
     return positions
 }
+
+/// The clicks a channel of a take should hold and does not, where the recorder reported no loss: the
+/// oracle of a click train when a take may lose frames. Clicks are expected every `period` frames from
+/// the first one found, over the take's `frames`; one missing where a reported loss (`lost`, take frames of
+/// silence written for this channel's source, widened by `slack`) stands is explained, any other is
+/// returned (its expected frame). Expected clicks within `slack` of the take's ends are not judged.
+public func unexplainedMissingClicks(_ positions: [Int], period: Double, frames: Int, lost: [Range<Int>],
+                                     slack: Int) -> [Int] {
+    guard let first = positions.first else {
+        // Not one click: explained only if the losses cover the take.
+        let covered = lost.reduce(0) { $0 + $1.count }
+        return covered >= frames - Int(period) - 2 * slack ? [] : [0]
+    }
+    var missing: [Int] = []
+    let lowest = -Int((Double(first) / period).rounded(.down))
+    var index = lowest
+    while true {
+        let expected = first + Int((Double(index) * period).rounded())
+        index += 1
+        if expected >= frames - slack { break }
+        if expected < slack { continue }
+        if positions.contains(where: { abs($0 - expected) <= slack }) { continue }
+        if lost.contains(where: { $0.lowerBound - slack <= expected && expected < $0.upperBound + slack }) { continue }
+        missing.append(expected)
+    }
+    return missing
+}
