@@ -7,7 +7,10 @@ import Synchronization
 /// mono, from one thread, all pipes in the same step: a pipe at +200 ppm gets 48 009.6 frames for every
 /// 48 000 of a pipe at 0, as a device whose crystal runs fast would deliver. `module-pipe-source` posts what
 /// it reads at its writer's pace, so `speed` runs the whole thing faster than real time (the clocks' ratio
-/// is what is under test, not the wall clock).
+/// is what is under test, not the wall clock). The writer wakes every millisecond, so the source posts
+/// a millisecond's audio (times `speed`) at a time, as a device posts its periods: woken every 250 µs, its
+/// thousands of posts a second cost each debug-built recorder of three drift cases a whole core at eight
+/// times real time, and they fell behind.
 public final class PacedClicks: @unchecked Sendable {
     // @unchecked Sendable: the writing state is the writer thread's alone; `stopping` is atomic.
     public let rates: [Double]
@@ -80,7 +83,7 @@ public final class PacedClicks: @unchecked Sendable {
                 }
             }
             if audioTime >= seconds { return }
-            usleep(250)
+            usleep(1_000)
         }
     }
 }

@@ -1,4 +1,4 @@
-// Two sources whose clocks drift apart, recorded as one take for ten minutes of audio: corrected, their clicks
+// Two sources whose clocks drift apart, recorded as one take for five minutes of audio: corrected, their clicks
 // stay within 1.5 ms; uncorrected, they part by what the clocks say.
 import Foundation
 import RecorderKit
@@ -6,18 +6,21 @@ import Testing
 import TestSupport
 
 /// Each case feeds two `module-pipe-source`s from one writer: the first at 8 kHz, the second at its
-/// clock's rate (+200 or −300 ppm), a click every second of each clock's own time, ten minutes of audio
-/// written eight times faster than real time (the pipe source posts at its writer's pace), at 8 kHz. A
+/// clock's rate (+200 or −300 ppm), a click every second of each clock's own time, five minutes of audio
+/// written four times faster than real time (the pipe source posts at its writer's pace), at 8 kHz, and
+/// on until the take has ended (a writer that stopped at the take's length left the take waiting forever
+/// for frames the recorder had not received: all three cases hung on a slower machine, where eight times
+/// real time took each debug-built recorder a whole core and three cases outran two). A
 /// loss is no longer taken for a failure: it must be counted and placed in its source's channel (no
 /// click missing anywhere else), and the clicks after it still aligned. (Written at real time for 90 s,
 /// the drift measured 206.5 ppm for 200 and −372 for −300, and the −300 case's correction first steered
 /// the wrong way, 18 ms: the estimate at real time is issue 51's, and this test moves to real time with it.)
 @Suite(.timeLimit(.minutes(5)))
 struct SourceDriftTests {
-    static let seconds = 600.0
-    static let speed = 8.0
-    /// 8 kHz: ten minutes of two sources at eight times real time is a sixth of 48 kHz's work; 1 ms is
-    /// 8 frames.
+    static let seconds = 300.0
+    static let speed = 4.0
+    /// 8 kHz: five minutes of two sources at four times real time is a twelfth of 48 kHz's work at eight;
+    /// 1 ms is 8 frames.
     static let rate = 8_000
 
     struct Outcome {
@@ -34,7 +37,7 @@ struct SourceDriftTests {
                                          "rate=\(Self.rate)", "channels=1", "format=s16le"])
             }
             let clicks = PacedClicks(paths: ["\(directory)/rk_pipe_a", "\(directory)/rk_pipe_b"], sampleRate: Self.rate,
-                                     ppm: [0, ppm], speed: Self.speed, seconds: Self.seconds + 30)
+                                     ppm: [0, ppm], speed: Self.speed, seconds: Self.seconds * 4)
             let recorder = try Recorder(sources: ["rk_pipe_a", "rk_pipe_b"], server: server.address, driftCorrection: corrected)
             defer { recorder.stop() }
             try clicks.start()
@@ -67,7 +70,7 @@ struct SourceDriftTests {
     @Test(arguments: [200.0, -300.0])
     func correctedClocksKeepTheirClicksTogether(ppm: Double) async throws {
         let outcome = try await record(ppm: ppm, corrected: true)
-        #expect(outcome.offsets.count >= 300, "\(outcome.offsets.count) clicks in both channels")
+        #expect(outcome.offsets.count >= 150, "\(outcome.offsets.count) clicks in both channels")
         let lastMinute = outcome.offsets.suffix(60)
         let worst = lastMinute.map(abs).max() ?? Int.max
         print("\(ppm) ppm: the first clicks \(outcome.offsets.prefix(40)) frames apart, the last \(Array(lastMinute.suffix(5)))")
@@ -77,8 +80,8 @@ struct SourceDriftTests {
         #expect(outcome.reports[1].isCorrectingDrift)
     }
 
-    /// Without correction the second source runs on: after ten minutes at +200 ppm its clicks come
-    /// 120 ms late (960 frames at 8 kHz), and its drift is still measured.
+    /// Without correction the second source runs on: after five minutes at +200 ppm its clicks come
+    /// 60 ms late (480 frames at 8 kHz), and its drift is still measured.
     @Test func uncorrectedClocksPartByWhatTheyDrift() async throws {
         let outcome = try await record(ppm: 200, corrected: false)
         let start = try #require(outcome.offsets.first), end = try #require(outcome.offsets.last)
