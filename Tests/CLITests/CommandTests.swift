@@ -57,7 +57,7 @@ func eventLines(_ stdout: String) throws -> [EventLine] {
         .map { try JSONDecoder().decode(EventLine.self, from: Data($0.utf8)) }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct CommandTests {
     @Test func durationIsExactAndTheSummarySaysWhatWasWritten() async throws {
         try await withPrivateServer { server in

@@ -19,7 +19,7 @@ private func recording(to path: String, on server: PrivateServer, through frames
     throw TestFailure("recorder stopped before \(frames) frames: \(await process.wait().stderr)")
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct FaultTests {
     @Test func afterSIGKILLTheFileIsValidAndDescribesEveryFrameReported() async throws {
         try await withPrivateServer { server in
@@ -119,7 +119,7 @@ struct FaultTests {
 }
 
 /// Issue 4 through the command: reconnection, moved and suspended streams, split files, bad input.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct FaultCommandTests {
     private let monitor = PrivateServer.monoSink + ".monitor"
 
@@ -362,7 +362,7 @@ private func libraryThreads(of pid: pid_t) throws -> [String: String] {
 }
 
 /// `--reconnect`'s gap against the outage's wall-clock length, in the test command's timing stage.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct FaultCommandTimingTests {
     @Test func gapLengthAgainstTheOutageReportedInTheSummaryAndTheJSONWithReconnect() async throws {
         try await withPrivateServer { server in

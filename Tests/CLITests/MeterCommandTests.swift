@@ -14,7 +14,7 @@ private func jsonLines(_ stdout: String) throws -> [[String: Any]] {
 private func number(_ line: [String: Any], _ key: String) -> Double? { line[key] as? Double }
 private func first(_ line: [String: Any], _ key: String) -> Double? { (line[key] as? [Any])?.first as? Double }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct MeterCommandTests {
     /// Silence has one spelling in the JSON: null, in the level arrays and every meter's values, never
     /// −160 beside null as one line once had.

@@ -23,7 +23,7 @@ private func recordingStartedAt(_ path: String, on server: PrivateServer, extra:
     throw TestFailure("recorder stopped before \(frames) frames: \(await process.wait().stderr)")
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct OneWriterTests {
     @Test func forceOnAFileAnotherRecordingHoldsIsRefusedAndTheFirstTakeIsKept() async throws {
         try await withPrivateServer { server in

@@ -167,7 +167,7 @@ struct PlayFromStandardInputTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct SampleFormatOptionTests {
     /// `-f`/`--format` takes our names and parecord's and arecord's spellings of the same depths; the
     /// file holds that depth, and the summary states the sine's peak and the file's average.

@@ -59,7 +59,7 @@ func number(_ value: Any?) -> Double? {
     (value as? NSNumber)?.doubleValue ?? (value as? String).flatMap(Double.init)
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct TakeSheetTests {
     /// A 2 s take of the sine (mono 1 kHz, −6 dBFS peak) into WAV: bext version 2 with the program,
     /// the description, the first frame's date, time and time reference (within 0.5 s of the clock time

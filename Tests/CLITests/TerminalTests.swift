@@ -49,7 +49,7 @@ func nonEmptyLines(_ screen: String) -> [String] {
     screen.split(separator: "\n").map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct TerminalTests {
     @Test func theReadoutIsOneLineRedrawnInPlaceShowingTheLevels() async throws {
         try await withPrivateServer { server in

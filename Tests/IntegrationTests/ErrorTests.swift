@@ -20,7 +20,7 @@ func expectError(_ code: RecorderError.Code, _ body: () throws -> Void,
     return nil
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct ErrorTests {
     @Test func noServerAtAUnixPathNamesTheAddressAndWhatToDo() throws {
         let error = expectError(.serverUnreachable) { _ = try Recorder(server: "unix:/nonexistent/recorder/native") }

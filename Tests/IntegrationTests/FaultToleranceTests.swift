@@ -102,7 +102,7 @@ func firstEvent(_ stream: AsyncStream<RecorderEvent>, where condition: (Recorder
     throw TestFailure("the event stream ended before the awaited event")
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct FaultToleranceTests {
     private let monitor = PrivateServer.monoSink + ".monitor"
 
@@ -368,7 +368,7 @@ struct FaultToleranceTests {
 
 /// Issue 12, point 1: a source that delivers nothing while the server's clock runs on.
 /// A suspension's length against the gap it leaves, in the test command's timing stage (on its own).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct SilentSourceTimingTests {
     private let monitor = PrivateServer.monoSink + ".monitor"
 

@@ -14,7 +14,7 @@ private func readings(_ stream: AsyncStream<MeterReading>, until seconds: Double
     throw TestFailure("the meter stream ended at \(result.last?.time ?? 0) s")
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct MeterReadingTests {
     /// Silence has one spelling in the dB API: −160, in the core levels, every standard meter's values
     /// and the AVAudioRecorder-style calls; the loudness of silence is undefined: nil.
