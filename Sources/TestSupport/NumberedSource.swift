@@ -2,6 +2,7 @@
 // frame of a take says which frame of the feed it is, and a frame missing from a take is found by number.
 import Foundation
 import Glibc
+import RecorderKit
 import Synchronization
 
 /// A pipe source (`module-pipe-source`, on PulseAudio and on pipewire-pulse alike) named `name`, 44.1 kHz
@@ -137,6 +138,11 @@ public final class NumberedSource: @unchecked Sendable {
     /// A take's frames against the feed. `gaps`: where the recorder said it lost frames (the take's frame
     /// and the count), silence in their place. Waits (ceiling 60 s, only a hang) for the witness to have
     /// passed the take's end when a loss must be looked up in it.
+    /// As `check(_:gaps:)` with the stretches a recording's summary placed as silence.
+    public func check(_ take: [Int16], gaps: [RecordingGap]) async throws -> NumberedCheck {
+        try await check(take, gaps: gaps.map { (frame: Int($0.startFrame), count: Int($0.frameCount)) })
+    }
+
     public func check(_ take: [Int16], gaps: [(frame: Int, count: Int)] = []) async throws -> NumberedCheck {
         var unexplained: [NumberedCheck.Loss] = []
         var bySource: [NumberedCheck.Loss] = []

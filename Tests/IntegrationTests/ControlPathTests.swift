@@ -49,7 +49,7 @@ private func recordNumbered(_ recorder: Recorder, path: String, after frames: In
 private func expectEveryFrame(_ path: String, _ source: NumberedSource, _ summary: RecordingSummary, atLeast frames: Int,
                               sourceLocation: SourceLocation = #_sourceLocation) async throws {
     let take = try readSoundFile(path)
-    let check = try await source.check(take.samples, gaps: summary.gaps.map { (Int($0.startFrame), Int($0.frameCount)) })
+    let check = try await source.check(take.samples, gaps: summary.gaps)
     #expect(check.numbered + check.counted >= frames, "\(check)", sourceLocation: sourceLocation)
     #expect(check.unexplained.isEmpty, "\(check)", sourceLocation: sourceLocation)
     #expect(summary.droppedFrames == summary.gaps.filter { $0.reason == .dropped }.reduce(0) { $0 + $1.frameCount },

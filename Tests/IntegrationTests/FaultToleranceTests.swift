@@ -485,7 +485,7 @@ struct FaultTimingTests {
             #expect(Int64(file.frames) == summary.frameCount)
             // Every frame of the feed is in the file, or in the one gap counted, where it was lost: the
             // numbers missing there are exactly the gap's length.
-            let check = try await source.check(file.samples, gaps: summary.gaps.map { (Int($0.startFrame), Int($0.frameCount)) })
+            let check = try await source.check(file.samples, gaps: summary.gaps)
             #expect(check.unexplained.isEmpty && Int64(check.counted) == dropped, "\(check)")
             print("queue overflow: \(dropped) frames dropped in \(summary.gaps.count) gaps, file time-aligned")
         }

@@ -72,7 +72,7 @@ private func breakListener(port: UInt16) -> Int {
             // a loaded machine may, and must say where).
             let file = try readSoundFile(folder + "/take.wav")
             #expect(Int64(file.frames) == summary.frameCount)
-            let check = try await numbered.check(file.samples, gaps: summary.gaps.map { (Int($0.startFrame), Int($0.frameCount)) })
+            let check = try await numbered.check(file.samples, gaps: summary.gaps)
             #expect(check.unexplained.isEmpty && check.bySource.isEmpty, "\(check)")
             #expect(Double(check.numbered) >= (failedAt + 1) * Double(NumberedSource.sampleRate) - 4_410, "\(check)")
         }
