@@ -5,26 +5,24 @@ import Synchronization
 
 /// Writes one click (a single sample of 20 000) per second of each pipe's own clock into every pipe, 16-bit
 /// mono, from one thread, all pipes in the same step: a pipe at +200 ppm gets 48 009.6 frames for every
-/// 48 000 of a pipe at 0, as a device whose crystal runs fast would deliver. `module-pipe-source` posts what
-/// it reads at its writer's pace, so `speed` runs the whole thing faster than real time (the clocks' ratio
-/// is what is under test, not the wall clock). The writer wakes every millisecond, so the source posts
-/// a millisecond's audio (times `speed`) at a time, as a device posts its periods: woken every 250 µs, its
-/// thousands of posts a second cost each debug-built recorder of three drift cases a whole core at eight
-/// times real time, and they fell behind.
+/// 48 000 of a pipe at 0, as a device whose crystal runs fast would deliver. Paced at real time by the
+/// monotonic clock (`module-pipe-source` posts what it reads at its writer's pace, so the server's timing
+/// sees these clocks as it would a device's). The writer wakes every millisecond, so the source posts a
+/// millisecond's audio at a time, as a device posts its periods. (Written four and eight times faster
+/// than real time, the drift cases measured the machine: the answers' scatter in frames grew with the
+/// speed, and the recorders' posts cost each debug build a core.)
 public final class PacedClicks: @unchecked Sendable {
     // @unchecked Sendable: the writing state is the writer thread's alone; `stopping` is atomic.
     public let rates: [Double]
     private let paths: [String]
-    private let speed: Double
     private let seconds: Double
     private let stopping = Atomic<Bool>(false)
     private var thread: Thread?
     public static let amplitude: Int16 = 20_000
 
-    public init(paths: [String], sampleRate: Int, ppm: [Double], speed: Double, seconds: Double) {
+    public init(paths: [String], sampleRate: Int, ppm: [Double], seconds: Double) {
         self.paths = paths
         rates = ppm.map { Double(sampleRate) * (1 + $0 * 1e-6) }
-        self.speed = speed
         self.seconds = seconds
     }
 
@@ -66,7 +64,7 @@ public final class PacedClicks: @unchecked Sendable {
         var block = [Int16](repeating: 0, count: 1 << 16)
         let start = monotonicSeconds()
         while !stopping.load(ordering: .relaxed) {
-            let audioTime = min(seconds, (monotonicSeconds() - start) * speed)
+            let audioTime = min(seconds, monotonicSeconds() - start)
             for (pipe, descriptor) in descriptors.enumerated() {
                 let due = Int(audioTime * rates[pipe])
                 while written[pipe] < due {

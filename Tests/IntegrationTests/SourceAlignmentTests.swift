@@ -20,7 +20,7 @@ struct SourceAlignmentTests {
                                          "rate=48000", "channels=1", "format=s16le"])
             }
             let clicks = PacedClicks(paths: ["\(directory)/rk_near", "\(directory)/rk_far"], sampleRate: 48_000, ppm: [0, 0],
-                                     speed: 1, seconds: 60)
+                                     seconds: 60)
             let recorder = try Recorder(sources: ["rk_near", "rk_far"], sampleRate: nil, sampleFormat: .int16,
                                         channelsPerSource: nil, server: server.address, driftCorrection: true, bufferCount: 3,
                                         bufferDuration: 0.1, maxQueueDuration: nil, reconnectTimeout: nil, maximumPreRoll: 0,

@@ -10,7 +10,7 @@ import Synchronization
 /// far as every source has frames for: a take frame is written once all its sources' frames are there.
 ///
 /// Placement: the group asks the server where each stream's capture stands, every source in the same
-/// mainloop iteration (ten times a second at first, then once a second). From the first answers it
+/// mainloop iteration, ten times a second. From the first answers it
 /// places each source's first frame on the take (`align`), so one sound reaching every source at once
 /// lands on one frame; from all of them it follows each source's clock against the first's
 /// (`LaneClock`), and a source that drifts is resampled to stay where the first source's clock says
@@ -176,6 +176,7 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
             let count = lane.standIn(frames: most - lane.ready.count - lane.lagLimit)
             guard count > 0 else { continue }
             let gone = lane.capture.link == nil
+            breakLines(after: lane)
             notices.push(CaptureNotice(kind: gone ? .gap : .dropped, frame: tail, count: Int64(count), source: lane.index))
             dataReady.post()
             stoodIn = true
@@ -194,12 +195,19 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
                     notice.count -= told
                     if notice.count == 0 { continue }
                 }
+                if notice.count > 0, notice.kind != .suspended { breakLines(after: lane) }
                 notice.frame = takeFrame(of: Double(notice.frame), in: lane)
                 notice.source = lane.index
                 notices.push(notice)
                 dataReady.post()
             }
         }
+    }
+
+    /// A loss in `lane`: its clock's level may have stepped against the first source's (the first's:
+    /// every other's), never its rate (see `LaneClock.breakLine`).
+    private func breakLines(after lane: SourceLane) {
+        for other in lanes.dropFirst() where lane.index == 0 || other === lane { other.clock.breakLine() }
     }
 
     /// The take frame that source frame `frame` of `lane` lands on (at its present ratio).
@@ -223,9 +231,9 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
         guard let reference = lanes[0].observation, reference.round == round, reference.flowing else { return }
         referenceFlowingRounds += 1
         if let mark = referenceMark {
-            // Measured over every round (a tenth of a second at first): the first source's position is
-            // carried to another source's moment at its own rate, not the nominal one.
-            if reference.time - mark.time >= 90_000_000 {
+            // Measured over a second or more: the first source's position is carried to another
+            // source's moment at its own rate, not the nominal one.
+            if reference.time - mark.time >= 990_000_000 {
                 let measured = (reference.frames - mark.frames) / Double(reference.time - mark.time)
                 if measured.isFinite, measured > 0 { referenceRate = measured }
                 referenceMark = (reference.time, reference.frames)

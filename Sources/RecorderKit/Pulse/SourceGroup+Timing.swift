@@ -17,6 +17,10 @@ extension SourceGroup {
         }
     }
 
+    /// Microseconds between rounds: ten a second for as long as the take lasts (each answer scatters by
+    /// when the server's threads ran; the drift's precision grows with their number, see `LaneClock`).
+    static let roundInterval: UInt64 = 100_000
+
     /// A timing round: completes the last (with the answers it got) and asks every source at once.
     func tick(_ event: OpaquePointer) {
         guard !closed.load(ordering: .acquiring) else { return }
@@ -24,8 +28,7 @@ extension SourceGroup {
         completeRound()
         round += 1
         for lane in lanes { lane.requestTiming(round: round, lock) }
-        let interval: UInt64 = aligned ? 1_000_000 : 100_000
-        pa_context_rttime_restart(connection.context, event, pa_rtclock_now() + interval)
+        pa_context_rttime_restart(connection.context, event, pa_rtclock_now() + Self.roundInterval)
     }
 
 }

@@ -1,0 +1,84 @@
+// The drift line of a several-source take (LaneClock): its slope from scattered answers, a loss's step
+// kept out of the slope, and precision after months of frames.
+@testable import RecorderKit
+import Testing
+
+struct LaneClockTests {
+    /// A reproducible scatter: uniform in ±`amplitude` (a linear congruential generator).
+    struct Scatter {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        mutating func next(_ amplitude: Double) -> Double {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return (Double(state >> 11) / Double(1 << 53) * 2 - 1) * amplitude
+        }
+    }
+
+    /// Ten answers a second at 48 kHz for `seconds`, a source `ppm` fast, each answer scattered by up to
+    /// `jitter` frames; `step` frames added to every answer after `stepAt` seconds, with or without
+    /// `breakLine` at that moment.
+    func clock(ppm: Double, seconds: Int, jitter: Double, base: Double = 0, step: Double = 0, stepAt: Int? = nil,
+               breaking: Bool = true) -> LaneClock {
+        var clock = LaneClock(minimumSpread: 10 * 48_000)
+        var scatter = Scatter()
+        let stepRound = stepAt.map { $0 * 10 } ?? Int.max
+        for round in 0..<(seconds * 10) {
+            if round == stepRound, breaking { clock.breakLine() }
+            let reference = base + Double(round) * 4_800
+            let difference = ppm * 1e-6 * (reference - base) + 7 + (round >= stepRound ? step : 0) + scatter.next(jitter)
+            clock.add(reference: reference, difference: difference)
+        }
+        return clock
+    }
+
+    @Test func aScatteredLineGivesItsSlopeWithinAPPM() {
+        // ±96 frames is ±2 ms at 48 kHz, a loaded machine's scatter; two minutes of answers.
+        let fitted = clock(ppm: 200, seconds: 120, jitter: 96)
+        #expect(abs(fitted.ppm - 200) < 1, "\(fitted.ppm)")
+        // The level where the last answer stood (7 frames, plus two minutes at 200 ppm).
+        let last = 1_199.0 * 4_800
+        #expect(abs(fitted.difference(at: last) - (7 + 200e-6 * last)) < 10)
+    }
+
+    @Test func noSlopeIsClaimedBeforeTenSecondsOfAudio() {
+        #expect(clock(ppm: 300, seconds: 9, jitter: 0).ppm == 0)
+        #expect(abs(clock(ppm: 300, seconds: 11, jitter: 0).ppm - 300) < 1e-6)
+    }
+
+    @Test func aLossStepsTheLevelNotTheSlope() {
+        // 240 frames (5 ms) that a loss left unaccounted, a minute in.
+        let broken = clock(ppm: -300, seconds: 120, jitter: 24, step: 240, stepAt: 60)
+        #expect(abs(broken.ppm + 300) < 1, "\(broken.ppm)")
+        let last = 1_199.0 * 4_800
+        #expect(abs(broken.difference(at: last) - (7 + 240 - 300e-6 * last)) < 4)
+        // The same answers without the break: the step is read as drift, some 40 ppm of it.
+        let unbroken = clock(ppm: -300, seconds: 120, jitter: 24, step: 240, stepAt: 60, breaking: false)
+        #expect(abs(unbroken.ppm + 300) > 20, "\(unbroken.ppm)")
+    }
+
+    @Test func theNewLevelWaitsForEightAnswers() {
+        var clock = clock(ppm: 0, seconds: 30, jitter: 0)
+        clock.breakLine()
+        for round in 0..<7 { clock.add(reference: Double(300 + round) * 4_800, difference: 507) }
+        #expect(clock.difference(at: 310 * 4_800) == 7, "the level before the loss, until the new one has settled")
+        clock.add(reference: 307 * 4_800, difference: 507)
+        #expect(clock.difference(at: 310 * 4_800) == 507)
+    }
+
+    @Test func monthsOfFramesLoseNoPrecision() {
+        // Ninety days at 48 kHz before the window: 3.7 × 10^11 frames.
+        let late = clock(ppm: 200, seconds: 120, jitter: 0, base: 90 * 86_400 * 48_000)
+        #expect(abs(late.ppm - 200) < 0.01, "\(late.ppm)")
+    }
+
+    @Test func theWindowForgetsTheOldestAnswers() {
+        // Eleven minutes: the window holds the last ten; a minute of +500 ppm before them is forgotten.
+        var clock = LaneClock(minimumSpread: 10 * 48_000)
+        for round in 0..<6_600 {
+            let reference = Double(round) * 4_800
+            let difference = round < 600 ? 500e-6 * reference : 500e-6 * 600 * 4_800 + 100e-6 * (reference - 600 * 4_800)
+            clock.add(reference: reference, difference: difference)
+        }
+        #expect(abs(clock.ppm - 100) < 1e-6, "\(clock.ppm)")
+        #expect(clock.count == 6_000)
+    }
+}
