@@ -25,7 +25,7 @@ private struct GrowingPeaks {
     }
 }
 
-@Suite struct PeaksWhileRecordingTests {
+@Suite(.timeLimit(.minutes(3))) struct PeaksWhileRecordingTests {
     /// The pairs of `samples` (interleaved 16-bit, `channels`) in runs of `perPixel` frames, the last partial.
     func pairs(_ samples: [Int16], channels: Int, perPixel: Int) -> [Int16] {
         let frames = samples.count / channels
@@ -45,7 +45,7 @@ private struct GrowingPeaks {
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let take = folder + "/take.wav"
             let process = try RunningProcess(try builtProduct("recorder"),
-                                         ["record", take, "--peaks", "--duration", "3", "--channels", "2", "--levels-json",
+                                         ["record", take, "--peaks", "--channels", "2", "--levels-json",
                                           "--source", PrivateServer.stereoSink + ".monitor"],
                                          environment: server.clientEnvironment)
             // Something to record: noise played into the sink whose monitor is recorded.
@@ -53,10 +53,17 @@ private struct GrowingPeaks {
                                                             "--channels", "2", "--format", "s16le", "/dev/urandom"],
                                         environment: server.clientEnvironment)
             defer { player.send(SIGTERM) }
+            // At each buffer's level line, the file as a reader finds it; once it has been seen at five
+            // lengths the take is stopped (Ctrl-C), so however late this reader runs it sees the file grow
+            // (the suite's time limit is the ceiling, which only a hang reaches).
             var observed: [GrowingPeaks] = []
+            var stopped = false
             for await _ in process.lines {
-                // At each buffer's level line, the file as a reader finds it.
                 if let peaks = GrowingPeaks(folder + "/take.dat") { observed.append(peaks) }
+                if !stopped, Set(observed.map(\.length)).count >= 5 {
+                    process.send(SIGINT)
+                    stopped = true
+                }
             }
             let result = await process.wait()
             #expect(result.status == 0, "\(result.stderr)")

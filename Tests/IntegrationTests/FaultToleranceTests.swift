@@ -418,9 +418,10 @@ struct SilentSourceTimingTests {
                 return
             }
             #expect(gap.1 == from && to == from + gap.0, "the gap spans the suspension: \(seen)")
-            #expect(summary.droppedFrames == 0 && recorder.gapFrames == gap.0)
-            #expect(summary.gaps.map(\.reason) == [.suspended])
-            #expect(summary.gaps.first?.frameCount == gap.0)
+            // (A drop beside it, on a machine that fell behind, is another gap, of its own reason.)
+            #expect(recorder.gapFrames == gap.0)
+            #expect(summary.gaps.filter { $0.reason == .suspended }.map(\.frameCount) == [gap.0], "\(summary.gaps)")
+            #expect(summary.gaps.filter { $0.reason != .suspended }.reduce(0) { $0 + $1.frameCount } == summary.droppedFrames)
             let file = try readSoundFile(path)
             #expect(Int64(file.frames) == summary.frameCount)
             let gapStart = Int(gap.1 - summary.startFrame)
