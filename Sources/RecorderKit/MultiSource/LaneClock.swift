@@ -10,9 +10,7 @@
 /// observations after it start a new stretch with a level of its own, and the slope is the one line
 /// fitted to every stretch at once (each about its own mean), so no step is ever read as drift. The
 /// level comes from the newest stretch once it has `settling` observations, from the one before until
-/// then; the first `leftOutAfterLoss` answers after a loss are left out altogether (they come while the
-/// server and this process catch up after a stall: with them a stalled take under load measured 211.8 ppm
-/// for 200).
+/// then.
 ///
 /// Precision: each answer scatters with when the server's threads ran (about 0.1 ms idle, a millisecond
 /// or more on a loaded machine); ten answers a second over up to ten minutes put the slope within a ppm.
@@ -36,15 +34,10 @@ struct LaneClock {
     private let minimumSpread: Double
     /// Observations a new stretch needs before its level replaces the one before.
     private let settling: Int
-    /// Answers left out after a loss: the first ones after a stall come while the server and this
-    /// process catch up, and scatter far more than the rest (two seconds' worth, twenty).
-    private let leftOutAfterLoss: Int
-    private var leftOut = 0
 
-    init(window: Int = 6_000, minimumSpread: Double, settling: Int = 8, leftOutAfterLoss: Int = 20) {
+    init(window: Int = 6_000, minimumSpread: Double, settling: Int = 8) {
         self.minimumSpread = minimumSpread
         self.settling = max(1, settling)
-        self.leftOutAfterLoss = max(0, leftOutAfterLoss)
         references = [Double](repeating: 0, count: max(2, window))
         differences = references
         stretches = [Int](repeating: 0, count: references.count)
@@ -53,10 +46,6 @@ struct LaneClock {
     /// Adds one observation and fits the line again.
     mutating func add(reference: Double, difference: Double) {
         guard reference.isFinite, difference.isFinite else { return }
-        if leftOut > 0 {
-            leftOut -= 1
-            return
-        }
         references[next] = reference
         differences[next] = difference
         stretches[next] = stretch
@@ -68,7 +57,6 @@ struct LaneClock {
     /// A loss in this source or the first: what follows may stand at another level.
     mutating func breakLine() {
         if count > 0 { stretch += 1 }
-        leftOut = leftOutAfterLoss
     }
 
     /// The level of the stretch the line goes through (frames): before any drift can show, where the
