@@ -164,6 +164,22 @@ public final class NumberedSource: @unchecked Sendable {
         }
     }
 
+    /// Whether `dropped` frames, as a summary line states them, are the losses the file at `path` marks:
+    /// none and no gap marker, or the markers' total (each to the millisecond, so half of one of slack per
+    /// marker). A take of a known signal that runs beside other work may lose frames when its process
+    /// stands still longer than the server's queue; counted and placed, that is the promise kept.
+    public static func lossIsMarked(_ dropped: Int, in path: String) throws -> Bool {
+        let analysis = try FileAnalysis.analyze(path: path)
+        return lossIsMarked(dropped, markers: analysis.markers, sampleRate: analysis.sampleRate)
+    }
+
+    /// As `lossIsMarked(_:in:)` for a file's markers.
+    public static func lossIsMarked(_ dropped: Int, markers: [FileMarker], sampleRate: Int) -> Bool {
+        let gaps = markedGaps(markers, sampleRate: sampleRate)
+        let marked = gaps.reduce(0) { $0 + $1.count }
+        return abs(marked - dropped) <= gaps.count * (sampleRate / 2_000 + 1)
+    }
+
     /// `countSlack`: how far a gap's stated length may be from the frames missing (0: exactly; a file
     /// marker's milliseconds, half of one).
     public func check(_ take: [Int16], gaps: [(frame: Int, count: Int)] = [], countSlack: Int = 0) async throws -> NumberedCheck {

@@ -156,6 +156,12 @@ public func summaryAverage(_ line: String) -> Double? {
     return Double(line[range.upperBound...].prefix { $0 != " " })
 }
 
+/// The frames a summary line says were dropped ("…, dropped 1234 frames"), or nil.
+public func summaryDropped(_ line: String) -> Int? {
+    guard let range = line.range(of: "dropped ", options: .backwards) else { return nil }
+    return Int(line[range.upperBound...].prefix { $0 != " " })
+}
+
 /// `levels(of:)` of every sample of the file at `path`, of any depth (libsndfile reads them as fractions
 /// of full scale).
 public func fileLevels(_ path: String) throws -> (average: Double, peak: Double) {

@@ -70,8 +70,11 @@ struct CommandTests {
             // The average is the file's: the sine's −9.03, less any silence the server began with.
             let file = try readSoundFile(directory + "/mono.aiff")
             let average = summaryAverage(mono.stderr) ?? 0
+            // Frames dropped beside other tests' load are counted and marked in the file.
+            let dropped = try #require(summaryDropped(mono.stderr), "\(mono.stderr)")
+            #expect(try NumberedSource.lossIsMarked(dropped, in: directory + "/mono.aiff"), "\(mono.stderr)")
             #expect(mono.stderr == "recorded \(directory)/mono.aiff: 0.500 s, 22050 frames, average \(String(format: "%.2f", average)) dBFS, "
-                    + "peak -6.02 dBFS, clipped 0 samples, dropped 0 frames\n")
+                    + "peak -6.02 dBFS, clipped 0 samples, dropped \(dropped) frames\n")
             #expect(abs(average - levels(of: file.samples).average) <= 0.006, "the file holds \(levels(of: file.samples).average) dBFS")
             #expect(file.frames == 22_050 && file.channels == 1 && file.sampleRate == 44_100)
             #expect(Array(try fileHeader(directory + "/mono.aiff")[8..<12]) == Array("AIFF".utf8))

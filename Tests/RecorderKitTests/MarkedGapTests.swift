@@ -1,5 +1,5 @@
-// The tests' reading of a file's gap markers (NumberedSource.markedGaps) against the labels the recorder
-// writes (RecordingGap.markerLabel): a take made by the command or the page is checked by them.
+// The tests' reading of a file's gap markers (NumberedSource.markedGaps, lossIsMarked) against the
+// labels the recorder writes (RecordingGap.markerLabel): a take made by the command or the page is checked by them.
 @testable import RecorderKit
 import Testing
 import TestSupport
@@ -19,5 +19,19 @@ struct MarkedGapTests {
         for (gap, marked) in zip(gaps, read) {
             #expect(abs(Int(gap.frameCount) - marked.count) <= 22, "\(gap.markerLabel): \(marked.count)")
         }
+    }
+
+    /// A summary's dropped frames against a file's markers: nothing and no marker, or the markers'
+    /// total within half a millisecond each; anything else is a loss the file does not explain.
+    @Test func aSummarysDropsMustBeTheMarkedOnes() {
+        let lost = RecordingGap(startFrame: 4_410, frameCount: 2_205, reason: .dropped, sampleRate: 44_100)
+        let marked = [FileMarker(frame: 10, label: "chorus"), FileMarker(frame: lost.startFrame, label: lost.markerLabel)]
+        let unmarked = [FileMarker(frame: 10, label: "chorus")]
+        #expect(NumberedSource.lossIsMarked(0, markers: unmarked, sampleRate: 44_100))
+        #expect(NumberedSource.lossIsMarked(2_205, markers: marked, sampleRate: 44_100))
+        #expect(NumberedSource.lossIsMarked(2_220, markers: marked, sampleRate: 44_100))
+        #expect(!NumberedSource.lossIsMarked(2_205, markers: unmarked, sampleRate: 44_100), "a drop no marker places")
+        #expect(!NumberedSource.lossIsMarked(0, markers: marked, sampleRate: 44_100), "a marker no drop explains")
+        #expect(!NumberedSource.lossIsMarked(4_410, markers: marked, sampleRate: 44_100), "twice the marked loss")
     }
 }
