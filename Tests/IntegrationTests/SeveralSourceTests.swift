@@ -57,7 +57,11 @@ struct SeveralSourceTests {
                         || lost.contains { $0.lowerBound - tolerance <= frame && frame < $0.upperBound + tolerance }
                 }
             }
-            #expect(lag != nil, "no offset within 1 ms at which the second source's channel equals the first's (gaps \(summary.gaps))")
+            let offsets = try [first, second].map { try offsetInPlayed($0, noise).offset }
+            #expect(lag != nil, """
+                no offset within 1 ms at which the second source's channel equals the first's (where each channel \
+                meets the noise: \(offsets); the sources \(recorder.sources); the gaps \(summary.gaps))
+                """)
             let reports = recorder.sources
             #expect(reports.map(\.name) == ["rk_copy_a", "rk_copy_b"])
             #expect(reports.map(\.firstChannel) == [0, 1])
@@ -105,13 +109,19 @@ private func playNoise(on server: PrivateServer, in directory: String) throws ->
 /// next sample and not in one of the `outside` ranges (a counted loss; nil: none, not a frame missing or
 /// changed).
 private func departure(of channel: [Int16], fromPlayed noise: [Int16], outside lost: [Range<Int>] = []) throws -> Int? {
-    let loud = try #require(channel.indices.first { frame in
-        frame >= 4_410 && channel[frame] != 0 && !lost.contains { $0.contains(frame) }
-    })
-    let offset = try #require(firstIndex(of: Array(channel[loud..<(loud + 64)]), in: noise)) - loud
+    let (loud, offset) = try offsetInPlayed(channel, noise, outside: lost)
     return (loud..<channel.count).first { frame in
         !lost.contains { $0.contains(frame) } && (frame + offset >= noise.count || channel[frame] != noise[frame + offset])
     }
+}
+
+/// The channel's first loud frame from its second buffer on (outside `lost`), and how far the played
+/// noise stands from the channel there (noise index − take frame).
+private func offsetInPlayed(_ channel: [Int16], _ noise: [Int16], outside lost: [Range<Int>] = []) throws -> (loud: Int, offset: Int) {
+    let loud = try #require(channel.indices.first { frame in
+        frame >= 4_410 && channel[frame] != 0 && !lost.contains { $0.contains(frame) }
+    })
+    return (loud, try #require(firstIndex(of: Array(channel[loud..<(loud + 64)]), in: noise)) - loud)
 }
 
 /// A source of a several-source take that goes away mid-take: its channels only are silence, counted and

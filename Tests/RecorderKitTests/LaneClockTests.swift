@@ -81,4 +81,23 @@ struct LaneClockTests {
         #expect(abs(clock.ppm - 100) < 1e-6, "\(clock.ppm)")
         #expect(clock.count == 6_000)
     }
+
+    /// A source is placed by the median of its first answers: one answer 10 ms late among eight (a loaded
+    /// machine) leaves the place within the others' scatter, where their mean would be 1.25 ms off; after
+    /// a loss only the new stretch's answers count.
+    @Test func onePlaceIsTheMedianOfTheAnswersNotTheirMean() {
+        var clock = LaneClock(minimumSpread: 10 * 44_100)
+        var scatter = Scatter()
+        for round in 0..<8 {
+            clock.add(reference: Double(round) * 4_410, difference: 7 + (round == 3 ? 441 : scatter.next(4)))
+        }
+        let place = clock.placingDifference
+        #expect(abs(place - 7) <= 4, "\(place)")
+        #expect(abs(clock.difference(at: 3 * 4_410) - 7) > 44, "the mean the median replaces is more than 1 ms off")
+        clock.breakLine()
+        for round in 8..<12 { clock.add(reference: Double(round) * 4_410, difference: 500 + scatter.next(4)) }
+        #expect(abs(clock.placingDifference - 500) <= 4, "\(clock.placingDifference)")
+        for round in 12..<40 { clock.add(reference: Double(round) * 4_410, difference: 500 + (round % 5 == 0 ? -300 : 0)) }
+        #expect(clock.placingDifference == 500, "the newest fifteen, three of them early")
+    }
 }

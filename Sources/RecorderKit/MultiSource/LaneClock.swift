@@ -29,6 +29,8 @@ struct LaneClock {
     /// Frames of the first source covered by the stretches in the window, added up (gaps between them
     /// left out).
     private(set) var spread = 0.0
+    /// Scratch for `placingDifference`'s median, allocated once.
+    private var placing = [Double](repeating: 0, count: LaneClock.placingAnswers)
 
     /// How far apart (frames of the first source) observations must be before a slope is claimed.
     private let minimumSpread: Double
@@ -59,9 +61,36 @@ struct LaneClock {
         if count > 0 { stretch += 1 }
     }
 
-    /// The level of the stretch the line goes through (frames): before any drift can show, where the
-    /// source stands against the first.
-    var meanDifferenceSoFar: Double { meanDifference }
+    /// Where the source stands against the first (frames) to place it on the take: the median of the
+    /// newest stretch's last `placingAnswers` observations (of all of them, if the stretch has none).
+    /// Not their mean: one answer that came late on a loaded machine (ten milliseconds and more, where
+    /// they scatter by a tenth of one) would move a mean of eight by more than a millisecond; the median
+    /// moves by one answer's scatter at most while fewer than half are late.
+    var placingDifference: Double {
+        mutating get {
+            let capacity = references.count
+            var taken = 0
+            var newestStretch: Int?
+            for back in 0..<count where taken < placing.count {
+                let index = (next - 1 - back + 2 * capacity) % capacity
+                if newestStretch == nil { newestStretch = stretches[index] }
+                guard stretches[index] == newestStretch else { break }
+                // Insertion into the sorted prefix (at most `placingAnswers` values: no allocation).
+                var slot = taken
+                while slot > 0 && placing[slot - 1] > differences[index] {
+                    placing[slot] = placing[slot - 1]
+                    slot -= 1
+                }
+                placing[slot] = differences[index]
+                taken += 1
+            }
+            guard taken > 0 else { return meanDifference }
+            return taken % 2 == 1 ? placing[taken / 2] : (placing[taken / 2 - 1] + placing[taken / 2]) / 2
+        }
+    }
+
+    /// Observations the placing median takes (a second and a half of timing rounds).
+    static let placingAnswers = 15
 
     /// The fitted difference at the first source's frame `reference`.
     func difference(at reference: Double) -> Double {

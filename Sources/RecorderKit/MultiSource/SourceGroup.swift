@@ -260,7 +260,7 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
             }
         } else {
             for lane in lanes where !lane.isPlaced && lane.clock.count >= Self.placingRounds {
-                let offset = lanes[0].offset - Int64(lane.clock.meanDifferenceSoFar.rounded())
+                let offset = lanes[0].offset - Int64(lane.clock.placingDifference.rounded())
                 let left = lane.placeLate(at: offset, tail: filler.framePosition + Int64(lane.ready.count))
                 if left > 0 {
                     notices.push(CaptureNotice(kind: .dropped, frame: offset, count: left, source: lane.index))
@@ -279,15 +279,15 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
     /// for before the take begins without it (it joins, at its place, when it delivers).
     static let lateSourceRounds = 20
 
-    /// Answers averaged to place the sources (each scatters ±0.25 ms): the take's first buffer waits for
-    /// them, about a second.
+    /// Answers a source's place is the median of (each scatters ±0.25 ms idle; a late one by ten
+    /// milliseconds and more): the take's first buffer waits for them, about a second.
     static let placingRounds = 8
 
     /// Places each source's first frame on the take: the take begins with the source that began first,
     /// and every other begins with silence for as long as it began after it.
     private func align() {
         let placed = lanes.filter { $0.index == 0 || $0.clock.count >= Self.placingRounds }
-        let differences = placed.map { $0.index == 0 ? 0 : $0.clock.meanDifferenceSoFar.rounded() }
+        let differences = placed.map { $0.index == 0 ? 0 : $0.clock.placingDifference.rounded() }
         let first = max(0, differences.max() ?? 0)
         for (lane, difference) in zip(placed, differences) {
             lane.place(at: Int64(first - difference))
