@@ -274,10 +274,18 @@ public func fileSize(_ path: String) -> Int {
 
 /// Polls `condition` every 20 ms until it holds, off the cooperative threads' time; throws after
 /// `ceiling` seconds, a bound only a hang reaches (never a bound on how long a state may take under load).
+/// Time the waiter itself was not run does not count: when the cooperative threads are all held (other
+/// tests' synchronous work, on a loaded machine), a 20 ms sleep that returns a second or more late adds
+/// its lateness to the ceiling, so the task that would change the state, starved as long, gets its turn
+/// before the wait is called a hang. (A CPU-stage failure looked so: a hub's watchdog, due every 250 ms,
+/// had not dropped a stalled client after 60 s, in a test that took 249 s beside the other serverless work.)
 public func waitFor(_ what: String, ceiling: Double = 60, _ condition: () throws -> Bool) async throws {
-    let deadline = monotonicSeconds() + ceiling
+    var deadline = monotonicSeconds() + ceiling
     while try !condition() {
         guard monotonicSeconds() < deadline else { throw TestFailure("waited \(Int(ceiling)) s for \(what): hung") }
+        let asleep = monotonicSeconds()
         try await Task.sleep(nanoseconds: 20_000_000)
+        let late = monotonicSeconds() - asleep - 0.02
+        if late >= 1 { deadline += late }
     }
 }
