@@ -150,7 +150,7 @@ public final class NumberedSource: @unchecked Sendable {
         let contents = try readSoundFile(path)
         let analysis = try FileAnalysis.analyze(path: path)
         return try await check(contents.samples, gaps: Self.markedGaps(analysis.markers, sampleRate: contents.sampleRate),
-                               countSlack: contents.sampleRate / 2_000 + 1)
+                               countSlack: Self.markerSlack(sampleRate: contents.sampleRate))
     }
 
     /// The gaps a file's markers name, with their lengths in frames (from milliseconds).
@@ -177,8 +177,12 @@ public final class NumberedSource: @unchecked Sendable {
     public static func lossIsMarked(_ dropped: Int, markers: [FileMarker], sampleRate: Int) -> Bool {
         let gaps = markedGaps(markers, sampleRate: sampleRate)
         let marked = gaps.reduce(0) { $0 + $1.count }
-        return abs(marked - dropped) <= gaps.count * (sampleRate / 2_000 + 1)
+        return abs(marked - dropped) <= gaps.count * markerSlack(sampleRate: sampleRate)
     }
+
+    /// How far a gap marker's length (to the millisecond) may be from the frames it stands for: half a
+    /// millisecond, rounded up.
+    static func markerSlack(sampleRate: Int) -> Int { sampleRate / 2_000 + 1 }
 
     /// `countSlack`: how far a gap's stated length may be from the frames missing (0: exactly; a file
     /// marker's milliseconds, half of one).

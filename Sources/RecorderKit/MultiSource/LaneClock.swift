@@ -62,7 +62,7 @@ struct LaneClock {
     }
 
     /// Where the source stands against the first (frames) to place it on the take: the median of the
-    /// newest stretch's last `placingAnswers` observations (of all of them, if the stretch has none).
+    /// newest stretch's last `placingAnswers` observations (the line's level before any observation).
     /// Not their mean: one answer that came late on a loaded machine (ten milliseconds and more, where
     /// they scatter by a tenth of one) would move a mean of eight by more than a millisecond; the median
     /// moves by one answer's scatter at most while fewer than half are late.
