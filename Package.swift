@@ -19,6 +19,8 @@ let package = Package(
         // Events, control, the take folder) on FlyingFox: a library of its own, so RecorderKit needs none of it.
         .library(name: "RecorderServer", targets: ["RecorderServer"]),
         .executable(name: "recorder", targets: ["recorder"]),
+        // The page's companion: what `recorder serve` and `record --serve` run (Sources/recorder-serve).
+        .executable(name: "recorder-serve", targets: ["recorder-serve"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -60,15 +62,15 @@ let package = Package(
             pkgConfig: "soxr",
             providers: [.apt(["libsoxr-dev"])]
         ),
-        // cairo (LGPL-2.1 or MPL-1.1, dynamically linked): the plots and the spectrogram, SVG and PNG from one
-        // drawing code, text in the system's fonts.
+        // cairo (LGPL-2.1 or MPL-1.1, loaded at run time): the plots and the spectrogram, SVG and PNG from one
+        // drawing code, text in the system's fonts. Its header only: RecorderPictures looks the functions up
+        // when it first draws (no pkgConfig, whose -lcairo would map cairo and X11 in every run).
         .systemLibrary(
             name: "CCairo",
-            pkgConfig: "cairo",
             providers: [.apt(["libcairo2-dev"])]
         ),
-        // KissFFT (BSD-3-Clause): the spectrogram's real FFT. No pkgConfig: its .pc file adds -D flags that
-        // only say what the float build's header says by default.
+        // KissFFT (BSD-3-Clause, loaded at run time like cairo): the spectrogram's real FFT. No pkgConfig: its
+        // .pc file adds -D flags that only say what the float build's header says by default.
         .systemLibrary(
             name: "CKissFFT",
             providers: [.apt(["libkissfft-dev"])]
@@ -102,9 +104,25 @@ let package = Package(
             name: "OpenAVFAudio",
             dependencies: ["OpenAudioToolbox", "RecorderKit", "CSndFile", "Locking"]
         ),
+        // The command's subcommands, options, output and signals, shared by `recorder` and `recorder-serve`.
+        // No page in it: what the page adds comes through `Companion` (PageServing), registered by
+        // recorder-serve, which `recorder` becomes (execv) when a command asks for the page.
+        .target(
+            name: "RecorderCommandLine",
+            dependencies: ["RecorderKit", "RecorderPictures", "Locking",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // The command. Maps no HTTP server, no Foundation networking, curl or TLS; cairo and KissFFT only
+        // when it draws.
         .executableTarget(
             name: "recorder",
-            dependencies: ["RecorderKit", "RecorderPictures", "RecorderServer", "Locking",
+            dependencies: ["RecorderCommandLine"]
+        ),
+        // The same command with the page (RecorderServer, FlyingFox, Foundation): `serve`, `record --serve`.
+        // Found beside `recorder` (a build) or in its ../lib/recorder (an install).
+        .executableTarget(
+            name: "recorder-serve",
+            dependencies: ["RecorderCommandLine", "RecorderServer", "RecorderKit", "RecorderPictures", "Locking",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(
@@ -255,15 +273,17 @@ let package = Package(
         ),
         .testTarget(
             name: "PictureTests",
-            dependencies: ["recorder", "RecorderPictures", "RecorderKit", "TestSupport", "CCairo", "CSndFile"]
+            dependencies: ["recorder", "RecorderPictures", "RecorderKit", "TestSupport", "CCairo", "CSndFile"],
+            // The tests decode PNGs with cairo itself (the library loads it at run time; the tests link it).
+            linkerSettings: [.linkedLibrary("cairo")]
         ),
         .testTarget(
             name: "ServerTests",
-            dependencies: ["recorder", "RecorderServer", "RecorderKit", "TestSupport", "CSndFile", "Locking"]
+            dependencies: ["recorder", "recorder-serve", "RecorderServer", "RecorderKit", "TestSupport", "CSndFile", "Locking"]
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["recorder", "RecorderKit", "TestSupport", "CSndFile"]
+            dependencies: ["recorder", "recorder-serve", "RecorderCommandLine", "RecorderKit", "TestSupport", "CSndFile"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -45,11 +45,16 @@ final class Canvas {
     let height: Int
     let path: String
     private let partial: String
+    /// cairo, loaded when the first canvas is made.
+    private let cairo: CairoLibrary
     private let surface: OpaquePointer
     let context: OpaquePointer
 
-    /// - Throws: `.cannotCreateFile` naming `path` when its folder cannot be written, or cairo refuses the size.
+    /// - Throws: `.cannotCreateFile` naming `path` when its folder cannot be written, or cairo refuses the size;
+    ///   `.invalidState` when cairo cannot be loaded (what to install).
     init(path: String, kind: PictureKind, width: Int, height: Int) throws(RecorderError) {
+        let cairo = try CairoLibrary.shared()
+        self.cairo = cairo
         self.kind = kind
         self.width = width
         self.height = height
@@ -62,27 +67,32 @@ final class Canvas {
                 "cannot write the picture '\(path)': \(reason); choose a folder you can write to")
         }
         close(probe)
-        switch kind {
-        case .svg:
-            surface = cairo_svg_surface_create(partial, Double(width), Double(height))
-            cairo_svg_surface_set_document_unit(surface, CAIRO_SVG_UNIT_PX)
-        case .png:
-            surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))
+        // cairo returns an object in an error state rather than NULL; NULL is refused all the same.
+        let made: OpaquePointer? = switch kind {
+        case .svg: cairo.svgSurfaceCreate(partial, Double(width), Double(height))
+        case .png: cairo.imageSurfaceCreate(CAIRO_FORMAT_ARGB32, Int32(clamping: width), Int32(clamping: height))
         }
-        context = cairo_create(surface)
-        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, cairo_status(context) == CAIRO_STATUS_SUCCESS else {
-            let reason = String(cString: cairo_status_to_string(cairo_surface_status(surface)))
-            cairo_destroy(context)
-            cairo_surface_destroy(surface)
+        if kind == .svg, let made { cairo.svgSurfaceSetDocumentUnit(made, CAIRO_SVG_UNIT_PX) }
+        guard let made, let drawing = cairo.create(made) else {
+            if let made { cairo.surfaceDestroy(made) }
+            unlink(partial)
+            throw RecorderError(.cannotCreateFile, "cannot draw the picture '\(path)' (\(width)×\(height)): cairo made no surface; try a smaller --width or --height")
+        }
+        surface = made
+        context = drawing
+        guard cairo.surfaceStatus(surface) == CAIRO_STATUS_SUCCESS, cairo.status(context) == CAIRO_STATUS_SUCCESS else {
+            let reason = cairo.statusToString(cairo.surfaceStatus(surface)).map { String(cString: $0) } ?? "an error"
+            cairo.destroy(context)
+            cairo.surfaceDestroy(surface)
             unlink(partial)
             throw RecorderError(.cannotCreateFile, "cannot draw the picture '\(path)' (\(width)×\(height)): cairo says \(reason); try a smaller --width or --height")
         }
-        cairo_select_font_face(context, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL)
+        cairo.selectFontFace(context, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL)
     }
 
     deinit {
-        cairo_destroy(context)
-        cairo_surface_destroy(surface)
+        cairo.destroy(context)
+        cairo.surfaceDestroy(surface)
     }
 
     /// Writes the picture and renames it to `path`.
@@ -92,14 +102,14 @@ final class Canvas {
         var status: cairo_status_t
         switch kind {
         case .svg:
-            cairo_surface_finish(surface)
-            status = cairo_surface_status(surface)
+            cairo.surfaceFinish(surface)
+            status = cairo.surfaceStatus(surface)
         case .png:
-            cairo_surface_flush(surface)
-            status = cairo_surface_write_to_png(surface, partial)
+            cairo.surfaceFlush(surface)
+            status = cairo.surfaceWriteToPNG(surface, partial)
         }
         guard status == CAIRO_STATUS_SUCCESS, rename(partial, path) == 0 else {
-            let reason = status == CAIRO_STATUS_SUCCESS ? String(cString: strerror(errno)) : String(cString: cairo_status_to_string(status))
+            let reason = status == CAIRO_STATUS_SUCCESS ? String(cString: strerror(errno)) : (cairo.statusToString(status).map { String(cString: $0) } ?? "an error")
             unlink(partial)
             throw RecorderError(.writeFailed, "cannot write the picture '\(path)': \(reason); free some space or choose another folder")
         }
@@ -110,53 +120,53 @@ final class Canvas {
 
     // MARK: Drawing
 
-    func colour(_ colour: Colour) { cairo_set_source_rgba(context, colour.red, colour.green, colour.blue, colour.alpha) }
+    func colour(_ colour: Colour) { cairo.setSourceRGBA(context, colour.red, colour.green, colour.blue, colour.alpha) }
 
     func fillRectangle(x: Double, y: Double, width: Double, height: Double, _ colour: Colour) {
         self.colour(colour)
-        cairo_rectangle(context, x, y, width, height)
-        cairo_fill(context)
+        cairo.rectangle(context, x, y, width, height)
+        cairo.fill(context)
     }
 
     /// A line from (x0, y0) to (x1, y1); `dash` in pixels on and off (empty: solid).
     func line(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, _ colour: Colour, width: Double = 1, dash: [Double] = []) {
         self.colour(colour)
-        cairo_set_line_width(context, width)
-        dash.withUnsafeBufferPointer { cairo_set_dash(context, $0.baseAddress, Int32($0.count), 0) }
-        cairo_move_to(context, x0, y0)
-        cairo_line_to(context, x1, y1)
-        cairo_stroke(context)
-        cairo_set_dash(context, nil, 0, 0)
+        cairo.setLineWidth(context, width)
+        dash.withUnsafeBufferPointer { cairo.setDash(context, $0.baseAddress, Int32($0.count), 0) }
+        cairo.moveTo(context, x0, y0)
+        cairo.lineTo(context, x1, y1)
+        cairo.stroke(context)
+        cairo.setDash(context, nil, 0, 0)
     }
 
     /// Connected points; nil breaks the line (a silent stretch of a loudness curve).
     func polyline(_ points: [(x: Double, y: Double)?], _ colour: Colour, width: Double) {
         self.colour(colour)
-        cairo_set_line_width(context, width)
-        cairo_set_line_join(context, CAIRO_LINE_JOIN_ROUND)
+        cairo.setLineWidth(context, width)
+        cairo.setLineJoin(context, CAIRO_LINE_JOIN_ROUND)
         var drawing = false
         for point in points {
             guard let point else {
                 drawing = false
                 continue
             }
-            if drawing { cairo_line_to(context, point.x, point.y) } else { cairo_move_to(context, point.x, point.y) }
+            if drawing { cairo.lineTo(context, point.x, point.y) } else { cairo.moveTo(context, point.x, point.y) }
             drawing = true
         }
-        cairo_stroke(context)
+        cairo.stroke(context)
     }
 
     /// Vertical segments, one path: a waveform's columns.
     func verticals(_ segments: [(x: Double, top: Double, bottom: Double)], _ colour: Colour, width: Double = 1) {
         guard !segments.isEmpty else { return }
         self.colour(colour)
-        cairo_set_line_width(context, width)
-        cairo_set_line_cap(context, CAIRO_LINE_CAP_BUTT)
+        cairo.setLineWidth(context, width)
+        cairo.setLineCap(context, CAIRO_LINE_CAP_BUTT)
         for segment in segments {
-            cairo_move_to(context, segment.x, segment.top)
-            cairo_line_to(context, segment.x, segment.bottom)
+            cairo.moveTo(context, segment.x, segment.top)
+            cairo.lineTo(context, segment.x, segment.bottom)
         }
-        cairo_stroke(context)
+        cairo.stroke(context)
     }
 
     enum Anchor { case left, centre, right }
@@ -164,47 +174,47 @@ final class Canvas {
     /// `text` with its baseline at `y`, anchored at `x`; returns its width.
     @discardableResult
     func text(_ text: String, x: Double, y: Double, size: Double, _ colour: Colour, anchor: Anchor = .left, bold: Bool = false) -> Double {
-        cairo_select_font_face(context, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
-        cairo_set_font_size(context, size)
+        cairo.selectFontFace(context, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
+        cairo.setFontSize(context, size)
         var extents = cairo_text_extents_t()
-        cairo_text_extents(context, text, &extents)
+        cairo.textExtents(context, text, &extents)
         let start = switch anchor {
         case .left: x
         case .centre: x - extents.x_advance / 2
         case .right: x - extents.x_advance
         }
         self.colour(colour)
-        cairo_move_to(context, start, y)
-        cairo_show_text(context, text)
-        cairo_new_path(context)
+        cairo.moveTo(context, start, y)
+        cairo.showText(context, text)
+        cairo.newPath(context)
         return extents.x_advance
     }
 
     /// The width `text` takes at `size`.
     func measure(_ text: String, size: Double) -> Double {
-        cairo_select_font_face(context, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL)
-        cairo_set_font_size(context, size)
+        cairo.selectFontFace(context, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL)
+        cairo.setFontSize(context, size)
         var extents = cairo_text_extents_t()
-        cairo_text_extents(context, text, &extents)
+        cairo.textExtents(context, text, &extents)
         return extents.x_advance
     }
 
     /// Pixels of an image, row by row, 0xAARRGGBB (the spectrogram's body), placed at (x, y).
     func image(_ pixels: [UInt32], width: Int, height: Int, x: Double, y: Double) {
         guard width > 0, height > 0, pixels.count == width * height else { return }
-        let image = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))
-        defer { cairo_surface_destroy(image) }
-        cairo_surface_flush(image)
-        let stride = Int(cairo_image_surface_get_stride(image))
-        guard let data = cairo_image_surface_get_data(image) else { return }
+        let image = cairo.imageSurfaceCreate(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))
+        defer { cairo.surfaceDestroy(image) }
+        cairo.surfaceFlush(image)
+        let stride = Int(cairo.imageSurfaceGetStride(image))
+        guard let data = cairo.imageSurfaceGetData(image) else { return }
         pixels.withUnsafeBufferPointer { source in
             for row in 0..<height {
                 (UnsafeMutableRawPointer(data) + row * stride).copyMemory(
                     from: source.baseAddress! + row * width, byteCount: width * 4)
             }
         }
-        cairo_surface_mark_dirty(image)
-        cairo_set_source_surface(context, image, x, y)
-        cairo_paint(context)
+        cairo.surfaceMarkDirty(image)
+        cairo.setSourceSurface(context, image, x, y)
+        cairo.paint(context)
     }
 }

@@ -22,6 +22,8 @@ public final class SpectrogramTap: AnalysisTap {
     public private(set) var power: [Float] = []
     private var channels = 1
     private let config: kiss_fftr_cfg?
+    /// KissFFT, or why it could not be loaded (`SpectrogramPicture.draw` says so).
+    let fft: Result<KissFFT, RecorderError>
     private var window: [Float]
     private var ring: [Float]
     private var written: Int64 = 0
@@ -39,7 +41,8 @@ public final class SpectrogramTap: AnalysisTap {
         while size < min(max(fftSize, 256), 16_384) { size *= 2 }
         self.fftSize = size
         self.columns = max(1, min(columns, 100_000))
-        config = kiss_fftr_alloc(Int32(size), 0, nil, nil)
+        fft = KissFFT.loaded
+        config = (try? fft.get())?.alloc(Int32(size), 0, nil, nil)
         window = (0..<size).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(size))) }
         ring = [Float](repeating: 0, count: size)
         input = [Float](repeating: 0, count: size)
@@ -121,13 +124,13 @@ public final class SpectrogramTap: AnalysisTap {
 
     /// The last `fftSize` frames (zeros before the file), windowed, into the column's power.
     private func transform(column: Int) {
-        guard let config else { return }
+        guard let config, let fft = try? fft.get() else { return }
         let start = written - Int64(fftSize)
         for index in 0..<fftSize {
             let frame = start + Int64(index)
             input[index] = frame < 0 ? 0 : ring[Int(frame % Int64(fftSize))] * window[index]
         }
-        kiss_fftr(config, input, &output)
+        fft.transform(config, input, &output)
         // A full-scale sine's bin: |X| = N/4 under a Hann window.
         let normal = 16 / (Float(fftSize) * Float(fftSize))
         let base = column * bins
@@ -137,5 +140,20 @@ public final class SpectrogramTap: AnalysisTap {
             power[base + bin] += magnitude.isFinite ? magnitude * normal : 0
         }
         counts[column] += 1
+    }
+}
+
+/// KissFFT's real transform (libkissfft-float.so.131, Debian's libkissfft-float131), looked up when the first
+/// spectrogram is made: nothing else maps it.
+struct KissFFT: @unchecked Sendable {
+    // @unchecked Sendable: C function pointers, set once and never changed.
+    let alloc: @convention(c) (Int32, Int32, UnsafeMutableRawPointer?, UnsafeMutablePointer<Int>?) -> kiss_fftr_cfg?
+    let transform: @convention(c) (kiss_fftr_cfg?, UnsafePointer<Float>?, UnsafeMutablePointer<kiss_fft_cpx>?) -> Void
+
+    /// The functions, or why the library could not be loaded (loaded once, on first use).
+    static let loaded = Result { () throws(RecorderError) in
+        let library = LazyLibrary(["libkissfft-float.so.131", "libkissfft-float.so"], what: "KissFFT (libkissfft-float.so.131, Debian's libkissfft-float131)")
+        return KissFFT(alloc: try library.function("kiss_fftr_alloc", as: (@convention(c) (Int32, Int32, UnsafeMutableRawPointer?, UnsafeMutablePointer<Int>?) -> kiss_fftr_cfg?).self),
+                       transform: try library.function("kiss_fftr", as: (@convention(c) (kiss_fftr_cfg?, UnsafePointer<Float>?, UnsafeMutablePointer<kiss_fft_cpx>?) -> Void).self))
     }
 }

@@ -116,6 +116,7 @@ public enum SpectrogramPicture {
         guard let kind = PictureKind(path: path) else {
             throw RecorderError(.unsupportedFileType, "cannot draw '\(path)': a spectrogram is written as .png or .svg; name the file so")
         }
+        _ = try tap.fft.get()  // KissFFT could not be loaded: say what to install
         guard tap.framesFed <= tap.frames else {
             throw RecorderError(.invalidFormat, "cannot draw the spectrogram of '\(title)': its length was not known before it was "
                 + "read (a pipe); write it to a file first")

@@ -1,7 +1,7 @@
 // The readout's drawing on known readings, no terminal or server involved.
 @testable import RecorderKit
 import Testing
-@testable import recorder
+@testable import RecorderCommandLine
 
 /// A reading of `kind` with the core levels `levels` and the meter's `values`.
 private func reading(_ kind: MeterKind, levels: [LevelMeterState], values: [Double], clipEvents: [Int64]? = nil,

@@ -1,5 +1,6 @@
 // Shared libraries loaded the first time they are needed, not at start: TagLib (through this package's
-// small C++ library over it) and SoundTouch, which a plain take never uses.
+// small C++ library over it), SoundTouch, FluidSynth, and the pictures' cairo and KissFFT, which a plain
+// take never uses.
 import Glibc
 import Locking
 
@@ -8,7 +9,7 @@ import Locking
 /// of relocated pages) and start-up time, for takes that do not tag or stretch.
 ///
 /// Any thread: the first use loads under a lock; what it found (or why it failed) is kept.
-final class LazyLibrary: Sendable {
+package final class LazyLibrary: Sendable {
     private let names: [String]
     private let what: String
     /// The handle (its address: a handle is not Sendable, its number is), or the reason it could not be
@@ -17,7 +18,7 @@ final class LazyLibrary: Sendable {
 
     /// `names`: file names tried in order (a bare name goes through the dynamic linker's search; each is
     /// also tried next to the running executable and in its `../lib/recorder`). `what` names it in errors.
-    init(_ names: [String], what: String) {
+    package init(_ names: [String], what: String) {
         self.names = names
         self.what = what
     }
@@ -30,7 +31,7 @@ final class LazyLibrary: Sendable {
 
     /// The function `name` as `type` (a `@convention(c)` function type).
     /// - Throws: `.invalidState` saying what could not be loaded and what to do.
-    func function<T>(_ name: String, as type: T.Type) throws(RecorderError) -> T {
+    package func function<T>(_ name: String, as type: T.Type) throws(RecorderError) -> T {
         let handle = UnsafeMutableRawPointer(bitPattern: try load())
         guard let symbol = dlsym(handle, name) else {
             throw RecorderError(.invalidState, "\(what) has no function \(name): reinstall recorder (scripts/install)")
@@ -61,16 +62,19 @@ final class LazyLibrary: Sendable {
 
     /// Each name next to the executable, in its `../lib/recorder`, then as the dynamic linker finds it.
     private func candidates() -> [String] {
-        var folders: [String] = []
+        let folders = Self.installedFolders()
+        return names.flatMap { name in folders.map { $0 + "/" + name } + [name] }
+    }
+
+    /// Where the package's own files are looked for: the running executable's folder (a build), then its
+    /// `../lib/recorder` (an install: `scripts/install`); empty when /proc/self/exe cannot be read.
+    private static func installedFolders() -> [String] {
         var path = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &path, Int(PATH_MAX))
-        if length > 0 {
-            let executable = String(decoding: path.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if let slash = executable.lastIndex(of: "/") {
-                let folder = String(executable[..<slash])
-                folders = [folder, folder + "/../lib/recorder"]
-            }
-        }
-        return names.flatMap { name in folders.map { $0 + "/" + name } + [name] }
+        guard length > 0 else { return [] }
+        let executable = String(decoding: path.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let slash = executable.lastIndex(of: "/") else { return [] }
+        let folder = String(executable[..<slash])
+        return [folder, folder + "/../lib/recorder"]
     }
 }

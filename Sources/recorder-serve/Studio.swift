@@ -2,6 +2,7 @@
 // driven through the library's public API; its levels, events and state published to the page's hub.
 import Glibc
 import Locking
+import RecorderCommandLine
 import RecorderKit
 import RecorderServer
 

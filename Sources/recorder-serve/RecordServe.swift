@@ -1,13 +1,27 @@
 // `record --serve`: the page watching a take started in the terminal (read-only unless --serve-control),
 // bound before the take begins so that a port in use fails before anything is recorded.
 import ArgumentParser
+import RecorderCommandLine
 import RecorderKit
 import RecorderServer
 
+/// `record --serve`'s page: the server and the studio watching the take.
+struct WatchingPage: AttachedPage {
+    let server: WebServer
+    let studio: Studio
+
+    func watch(fileStart: Int64) { studio.watch(fileStart: fileStart) }
+
+    func close() async {
+        await studio.close()
+        await server.stop()
+    }
+}
+
 extension Record {
-    /// `--serve`: the page watching this take, listening before the take begins; nil without --serve.
-    func startPage(_ recorder: Recorder) async throws -> (server: WebServer, studio: Studio)? {
-        guard let serve, let address = ServeAddress(serve) else { return nil }
+    /// `--serve`: the page watching this take, listening before the take begins (validated: --serve is an address).
+    func startPage(_ recorder: Recorder) async throws -> WatchingPage {
+        guard let serve, let address = ServeAddress(serve) else { throw ExitCode(ExitStatus.usage) }
         let token = try serveAccess.token(for: address)
         let directory = output.contains("/") ? String(output[..<output.lastIndex(of: "/")!]) : "."
         let folder = output == "-" ? nil : try? TakeFolder(path: directory.isEmpty ? "/" : directory)
@@ -30,6 +44,6 @@ extension Record {
         proxy.target.withLock { $0 = studio }
         do { try studio.start() } catch { throw fail(error) }
         writeLine("recorder: page at \(server.url)" + (token.map { " — log in once with \(server.loginLink()) (token in \($0.file))" } ?? ""))
-        return (server, studio)
+        return WatchingPage(server: server, studio: studio)
     }
 }

@@ -3,11 +3,11 @@
 import RecorderKit
 
 /// One event as the command reports it.
-struct EventReport: Equatable {
+package struct EventReport: Equatable {
     /// The stderr line, without "recorder: " and the newline; nil for events that need none.
     let message: String?
     /// The `--levels-json` line, without the newline; nil for events scripts do not see.
-    let json: String?
+    package let json: String?
 
     init(message: String?, json: String?) {
         self.message = message
@@ -16,7 +16,7 @@ struct EventReport: Equatable {
 
     /// `start`: the recorder frame the times count from. A place in the file (`position_s`) is the
     /// event's own (paused time left out).
-    init?(_ event: RecorderEvent, start: Int64, rate: Int) {
+    package init?(_ event: RecorderEvent, start: Int64, rate: Int) {
         func time(_ frame: Int64) -> Double { Double(frame - start) / Double(rate) }
         func seconds(_ frames: Int64) -> String { format(Double(frames) / Double(rate), 3) }
         func at(_ frame: Int64) -> String { clock(max(0, time(frame))) }  // a state from before the file: its start

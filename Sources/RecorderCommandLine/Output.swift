@@ -17,7 +17,7 @@ private struct OutputFailure {
 /// block; otherwise it is written at once. Either way the first failure (EPIPE when the reader left,
 /// ENOSPC on /dev/full, EBADF when the descriptor was closed) is kept, later text is dropped, and
 /// `onFailure` is called once.
-final class OutputChannel: Sendable {
+package final class OutputChannel: Sendable {
     let descriptor: Int32
     /// "standard output" / "standard error", for messages.
     let name: String
@@ -47,7 +47,7 @@ final class OutputChannel: Sendable {
 
     /// Queue from now on instead of writing at once (record and meter), calling `onFailure` (from the
     /// writer) once if the descriptor fails.
-    func goLive(onFailure: (@Sendable (Int32) -> Void)? = nil) {
+    package func goLive(onFailure: (@Sendable (Int32) -> Void)? = nil) {
         state.withLock {
             $0.live = true
             $0.onFailure = onFailure
@@ -161,7 +161,7 @@ final class OutputChannel: Sendable {
     /// Waits up to `seconds` for the queue to be written; true if it was (or nothing was queued). A reader
     /// that let one wait run out is not waited for again: the patience is given once per run.
     @discardableResult
-    func flush(seconds: Double) -> Bool {
+    package func flush(seconds: Double) -> Bool {
         let patience = state.withLock { $0.gaveUp } ? 0 : seconds
         let done = busy.wait(timeout: .now() + patience) == .success
         if !done { state.withLock { $0.gaveUp = true } }
@@ -172,14 +172,14 @@ final class OutputChannel: Sendable {
     var pendingBytes: Int { state.withLock { $0.queued.count } }
 }
 
-let standardOutput = OutputChannel(descriptor: STDOUT_FILENO, name: "standard output")
-let standardError = OutputChannel(descriptor: STDERR_FILENO, name: "standard error")
+package let standardOutput = OutputChannel(descriptor: STDOUT_FILENO, name: "standard output")
+package let standardError = OutputChannel(descriptor: STDERR_FILENO, name: "standard error")
 
 func writeError(_ text: String) { standardError.write(text) }
 
 /// Writes one line of a message on stderr, its control characters made visible (`visible`): a file,
 /// source or marker name may hold any byte but NUL, and the terminal must not act on them.
-func writeLine(_ text: String) { standardError.write(visible(text) + "\n") }
+package func writeLine(_ text: String) { standardError.write(visible(text) + "\n") }
 
 /// `text` with every control character (C0, DEL, C1) written as `\xHH`, so that a name holding an
 /// escape sequence, a carriage return or a newline prints as what it is, on one line.
@@ -221,7 +221,7 @@ func visibleBytes(_ bytes: [UInt8]) -> String {
 private func isControl(_ scalar: Unicode.Scalar) -> Bool {
     scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
 }
-func writeOutput(_ text: String) { standardOutput.write(text) }
+package func writeOutput(_ text: String) { standardOutput.write(text) }
 
 /// A descriptor closed when the process started (`>&-`) would be taken by the next file opened (the
 /// recording, or the server's socket) and output would land there: point it at /dev/null and remember.
@@ -271,14 +271,14 @@ func finishOutput(seconds: Double = 0.5) -> Int32? {
 }
 
 /// `value` with `decimals` digits after the point, as printf's %.Nf.
-func format(_ value: Double, _ decimals: Int) -> String {
+package func format(_ value: Double, _ decimals: Int) -> String {
     var buffer = [CChar](repeating: 0, count: 64)
     _ = withVaList([value]) { vsnprintf(&buffer, buffer.count, "%.\(decimals)f", $0) }
     return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 /// A JSON string literal for `text`.
-func jsonString(_ text: String) -> String {
+package func jsonString(_ text: String) -> String {
     var result = "\""
     for scalar in text.unicodeScalars {
         switch scalar {

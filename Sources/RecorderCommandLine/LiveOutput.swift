@@ -7,7 +7,7 @@ import Locking
 ///
 /// The readout is redrawn as readings arrive (10 Hz with 100 ms buffers), at most every 50 ms: no timer,
 /// so no wake-ups beyond the readings themselves (a 12.5 Hz timer doubled the readout's CPU cost).
-final class LiveOutput: Sendable {
+package final class LiveOutput: Sendable {
     private let state: Locked<DisplayState>
     private let drawing: Bool
     private let json: Bool
@@ -115,7 +115,7 @@ final class LiveOutput: Sendable {
     }
 
     /// `--levels-json`'s line for one buffer: t, frames, average_db, peak_db, and with `meter` its values.
-    static func jsonLine(_ reading: MeterReading, frames: Int64, time: Double, meter: MeterKind?) -> String {
+    package static func jsonLine(_ reading: MeterReading, frames: Int64, time: Double, meter: MeterKind?) -> String {
         // JSON's one spelling of silence and of what is undefined: null (the API's −160 included).
         func number(_ value: Double?) -> String {
             guard let value, value.isFinite, value > Double(LevelMeterState.silence) else { return "null" }

@@ -3,9 +3,9 @@ import ArgumentParser
 import Glibc
 import RecorderKit
 
-@main
-struct RecorderCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// The command's root, run by `recorder`'s and `recorder-serve`'s `main`.
+package struct RecorderCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "recorder",
         abstract: "Record audio from PulseAudio or PipeWire into AIFF, WAV, CAF, FLAC, AU, raw, W64, RF64, Ogg Vorbis, Opus or MP3 (or a pipe), and play files, with dBFS meters.",
         discussion: """
@@ -19,12 +19,17 @@ struct RecorderCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [Record.self, Meter.self, Play.self, Sources.self, Sinks.self, Analyze.self, Peaks.self, Normalize.self, Serve.self])
 
-    /// Like the default entry point, but a usage error is one line on stderr (what went wrong and where
-    /// to look), and errors already reported by `fail` just set the exit status.
-    static func main() async {
+    package init() {}
+
+    /// The entry point of `recorder` and `recorder-serve`. Like the default one, but a usage error is one
+    /// line on stderr (what went wrong and where to look), and errors already reported by `fail` just set
+    /// the exit status. Called once, from the main thread.
+    package static func runCommand() async {
         // First, before anything can open a file or start a thread: a closed stdout/stderr must not be
         // reused by the recording, and the stop signals must be blocked in every thread to come.
         guardStandardDescriptors()
+        // `serve` and `record --serve` are recorder-serve's: become it now, before any thread or signal setup.
+        Companion.becomePageIfAsked()
         let subcommand = CommandLine.argc > 1 ? CommandLine.unsafeArgv[1].map { String(cString: $0) } : nil
         StopRequests.shared.install(stopStatus: ["record", "meter", "play", "serve"].contains(subcommand ?? "") ? 0 : nil)
         // swift-argument-parser sees arguments as Strings, which would quietly repair bytes that are not
@@ -70,16 +75,16 @@ func exitReportingOutput(_ status: Int32) -> Never {
 }
 
 /// sysexits-style exit statuses.
-enum ExitStatus {
-    static let usage: Int32 = 64
-    static let dataError: Int32 = 65
-    static let unavailable: Int32 = 69
-    static let noInput: Int32 = 66
-    static let cannotCreate: Int32 = 73
-    static let ioError: Int32 = 74
-    static let other: Int32 = 1
+package enum ExitStatus {
+    package static let usage: Int32 = 64
+    package static let dataError: Int32 = 65
+    package static let unavailable: Int32 = 69
+    package static let noInput: Int32 = 66
+    package static let cannotCreate: Int32 = 73
+    package static let ioError: Int32 = 74
+    package static let other: Int32 = 1
 
-    static func status(for error: RecorderError) -> Int32 {
+    package static func status(for error: RecorderError) -> Int32 {
         switch error.code {
         case .invalidFormat, .unsupportedFileType, .loudnessUnreachable: return usage
         case .serverUnreachable, .sourceNotFound, .sinkNotFound: return unavailable
@@ -92,7 +97,7 @@ enum ExitStatus {
 }
 
 /// Prints `recorder: MESSAGE` on stderr and exits with the error's status.
-func fail(_ error: RecorderError, hint: String? = nil) -> ExitCode {
+package func fail(_ error: RecorderError, hint: String? = nil) -> ExitCode {
     writeLine("recorder: \(error.message)\(hint.map { " (\($0))" } ?? "")")
     return ExitCode(ExitStatus.status(for: error))
 }
@@ -101,16 +106,18 @@ func fail(_ error: RecorderError, hint: String? = nil) -> ExitCode {
 ///
 /// Every numeric option of every command is parsed `.unconditional`: "--volume -0.5" and "--duration -1"
 /// are numbers to validate (one line saying what to give), not a missing value followed by an option.
-struct CaptureOptions: ParsableArguments {
+package struct CaptureOptions: ParsableArguments {
+    package init() {}
+
     @Option(name: [.customLong("source"), .customShort("d"), .customLong("device")], help: ArgumentHelp(
         "Capture source: its name, its index, or its description (exact, or a unique beginning; any case). Default: the server's default source; see `recorder sources`. -d/--device as parecord calls it. Repeat it for several sources in one take: their channels one after another, aligned, each kept on the first source's clock.",
         valueName: "source"))
-    var sources: [String] = []
+    package var sources: [String] = []
 
     @Flag(name: .customLong("no-drift-correction"), help: "Several sources: record each as captured (placed at its start, not resampled to the first source's clock); its drift is still measured and reported.")
     var noDriftCorrection = false
 
-    @OptionGroup var connection: ServerOption
+    @OptionGroup package var connection: ServerOption
 
     @Option(parsing: .unconditional, help: "Stop after exactly this many seconds (rounded to whole frames).")
     var duration: Double?
@@ -121,32 +128,32 @@ struct CaptureOptions: ParsableArguments {
     var givenRate: Int?
 
     /// The rate asked for, or the default (`record` puts an Opus take's default, 48000, in `givenRate`).
-    var rate: Int { givenRate ?? 44_100 }
+    package var rate: Int { givenRate ?? 44_100 }
 
     @Option(name: [.customLong("channels"), .customShort("c")], parsing: .unconditional,
             help: "Channel count, 1 to 32 (several sources: from each; default, each source's own).")
     var givenChannels: Int?
 
     /// The channels asked for, or one.
-    var channels: Int { givenChannels ?? 1 }
+    package var channels: Int { givenChannels ?? 1 }
 
     @Option(name: [.customLong("format"), .customShort("f")], help: ArgumentHelp(
         "Sample format the server delivers and the file holds: s16, s24, s32 or float (parecord's s24le, arecord's S24_3LE… name the same depths; the container sets the byte order).",
         valueName: "format"))
-    var sampleFormat: SampleFormat = .int16
+    package var sampleFormat: SampleFormat = .int16
 
     @Flag(help: "If the server or source goes away, wait for it (see --reconnect-timeout) and go on in the same file, writing the gap as silence.")
-    var reconnect = false
+    package var reconnect = false
 
     @Option(name: .customLong("reconnect-timeout"), parsing: .unconditional, help: "Seconds --reconnect waits for the server or source to come back.")
-    var reconnectTimeout: Double = 60
+    package var reconnectTimeout: Double = 60
 
     @Option(name: .customLong("queue-limit"), parsing: .unconditional, help: ArgumentHelp(
         "Seconds of audio the server may hold for the recorder while it cannot read (a stopped process, a stalled disk), 0.4 to 3600; past it, audio is lost, counted, reported and replaced by silence. Default: the server's maximum (4 MiB on PulseAudio: 47 s of 44.1 kHz mono).",
         valueName: "seconds"))
-    var queueLimit: Double?
+    package var queueLimit: Double?
 
-    func validate() throws {
+    package func validate() throws {
         let queueLimits = Recorder.queueDurationRange()
         if let queueLimit, !(queueLimit.isFinite && queueLimits.contains(queueLimit)) {
             throw ValidationError("invalid --queue-limit \(queueLimit): use \(queueLimits.lowerBound) to \(Int(queueLimits.upperBound)) seconds")
@@ -296,14 +303,16 @@ struct Sinks: ParsableCommand {
 }
 
 /// `--server`, the same on every command that connects.
-struct ServerOption: ParsableArguments {
+package struct ServerOption: ParsableArguments {
     @Option(help: "Server address, e.g. unix:/run/user/1000/pulse/native (default: PULSE_SERVER or the usual lookup).")
-    var server: String?
+    package var server: String?
+
+    package init() {}
 }
 
 /// The options of `sources` and `sinks`, and the list they print.
 struct DeviceListOptions: ParsableArguments {
-    @OptionGroup var connection: ServerOption
+    @OptionGroup package var connection: ServerOption
 
     @Flag(help: "One JSON object per device, one per line.")
     var json = false

@@ -3,13 +3,12 @@ import ArgumentParser
 import Dispatch
 import Glibc
 import RecorderKit
-import RecorderServer
 import Locking
 
 extension FileType: ExpressibleByArgument {}
 
-struct Record: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct Record: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         abstract: "Record into OUTPUT (.aiff, .wav, .caf, .flac, .au, .raw, .w64, .rf64, .ogg, .opus, .mp3; - for standard output) until --duration or Ctrl-C.",
         discussion: """
             In a terminal: space pauses and resumes (the paused time is left out of the file), m drops a \
@@ -21,7 +20,7 @@ struct Record: AsyncParsableCommand {
             """)
 
     @Argument(help: "The file to write; it must not exist unless --force is given. - is standard output.")
-    var output: String
+    package var output: String
 
     @Option(name: [.customLong("type"), .customShort("t")], help: ArgumentHelp(
         "The container, when OUTPUT's extension does not say it: aiff, wav, caf, flac, au, raw (s16le, no header), w64, rf64, ogg (Vorbis), opus, mp3.",
@@ -37,7 +36,7 @@ struct Record: AsyncParsableCommand {
     /// The capture options, with the rate the container needs when none was given: Opus holds 8, 12,
     /// 16, 24 and 48 kHz only, so its default is 48 kHz (as ffmpeg and pw-record record it); an explicit
     /// `-r` it cannot hold is refused.
-    var capture: CaptureOptions {
+    package var capture: CaptureOptions {
         var adjusted = options
         if adjusted.givenRate == nil && container == .opus { adjusted.givenRate = 48_000 }
         return adjusted
@@ -96,15 +95,18 @@ struct Record: AsyncParsableCommand {
     @Option(name: .customLong("serve"), help: ArgumentHelp(
         "Serve a page watching this take (meters, loudness, time, losses, the take list) at [ADDRESS:]PORT, loopback unless an address is given (then with a token, as `recorder serve`).",
         valueName: "address:port"))
-    var serve: String?
+    package var serve: String?
 
     @Flag(name: .customLong("serve-control"), help: "With --serve: the page may pause, resume, drop markers, circle, mark no good and stop the take.")
-    var serveControl = false
+    package var serveControl = false
 
-    @OptionGroup(title: "Serving") var serveAccess: ServeAccessOptions
+    @OptionGroup(title: "Serving") package var serveAccess: ServeAccessOptions
 
-    func validate() throws {
-        if let serve, ServeAddress(serve) == nil {
+    package init() {}
+
+    package func validate() throws {
+        // The address is checked where the page is (recorder-serve, Companion.swift).
+        if let serve, Companion.hasPage, !(try Companion.page().isAddress(serve)) {
             throw ValidationError("invalid --serve '\(serve)': use PORT, ADDRESS:PORT or [IPv6]:PORT with a numeric address, e.g. 8080 or 0.0.0.0:8080")
         }
         if serve == nil && (serveControl || serveAccess.tokenFile != nil || !serveAccess.allowedHosts.isEmpty) {
@@ -205,7 +207,7 @@ struct Record: AsyncParsableCommand {
         return overflow ? nil : product
     }
 
-    func run() async throws {
+    package func run() async throws {
         // Closed (`>&-`), it was pointed at /dev/null: the audio would be lost with a success.
         if output == "-" && standardOutput.wasClosedAtStart {
             throw fail(RecorderError(.writeFailed,
@@ -236,7 +238,7 @@ struct Record: AsyncParsableCommand {
         let readings: AsyncStream<MeterReading> = drawing || levelsJSON ? try display.readings(from: recorder)
             : AsyncStream { $0.finish() }
         // Bound before the take starts, so a port in use fails before anything is recorded.
-        let page = try await startPage(recorder)
+        let page = serve == nil ? nil : try await Companion.page().attach(self, to: recorder)
         let limit = capture.duration.flatMap { recorder.format.frames(seconds: $0) }
         let events = recorder.events()  // before record(to:), so nothing about the file is missed
         // A stop from here on closes the file; one that came before the file exists leaves none.
@@ -260,7 +262,7 @@ struct Record: AsyncParsableCommand {
         }
         // A stop that arrived while the file was being created found nothing to stop: stop now.
         if stops.isStopping { _ = try? await recorder.stopRecording() }
-        page?.studio.watch(fileStart: fileStart)
+        page?.watch(fileStart: fileStart)
         let rate = recorder.format.sampleRate
         // The levels are a side channel: if stdout fails (reader gone, device full, closed), the take
         // goes on; it is said at once, and the exit status reports it at the end.
@@ -323,10 +325,7 @@ struct Record: AsyncParsableCommand {
             }
         }
         _ = try? await recorder.waitForRecording()
-        if let page {
-            await page.studio.close()
-            await page.server.stop()
-        }
+        await page?.close()
         StopRequests.shared.onUserSignal(nil)
         keys?.restore()
         let summary = recorder.lastRecording

@@ -16,8 +16,8 @@ nonisolated(unsafe) private var signalPipe: Int32 = -1
 /// and with 128 + the signal for the others, as a shell reports a killed command. Once armed, the
 /// first stop runs the command's action (off the signal thread); later ones are ignored, so a second
 /// Ctrl-C while a file is being finalized cannot lose it.
-final class StopRequests: Sendable {
-    static let shared = StopRequests()
+package final class StopRequests: Sendable {
+    package static let shared = StopRequests()
 
     private enum Phase {
         case starting(exitStatus: Int32?)
@@ -100,7 +100,7 @@ final class StopRequests: Sendable {
     }
 
     /// From now on a stop runs `action` (once, on a thread of its own) instead of ending the process.
-    func arm(_ action: @escaping @Sendable (Int32) -> Void) {
+    package func arm(_ action: @escaping @Sendable (Int32) -> Void) {
         phase.withLock { phase in
             if case .starting = phase { phase = .armed(action) }
         }
@@ -112,7 +112,7 @@ final class StopRequests: Sendable {
     }
 
     /// A stop asked from inside the program (the q key): as a SIGINT.
-    func requestStop() {
+    package func requestStop() {
         received(SIGINT)
     }
 
@@ -122,7 +122,7 @@ final class StopRequests: Sendable {
     }
 
     /// True once a stop has been received (the action has been or is being run).
-    var isStopping: Bool {
+    package var isStopping: Bool {
         phase.withLock { if case .stopping = $0 { true } else { false } }
     }
 
