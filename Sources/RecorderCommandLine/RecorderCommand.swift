@@ -1,5 +1,6 @@
 // The `recorder` command: record, meter and list sources (swift-argument-parser), with sysexits codes.
 import ArgumentParser
+import Dispatch
 import Glibc
 import RecorderKit
 
@@ -21,15 +22,23 @@ package struct RecorderCommand: AsyncParsableCommand {
 
     package init() {}
 
-    /// The entry point of `recorder` and `recorder-serve`. Like the default one, but a usage error is one
-    /// line on stderr (what went wrong and where to look), and errors already reported by `fail` just set
-    /// the exit status. Called once, from the main thread.
-    package static func runCommand() async {
-        // First, before anything can open a file or start a thread: a closed stdout/stderr must not be
-        // reused by the recording, and the stop signals must be blocked in every thread to come.
+    /// The entry point of `recorder` and `recorder-serve`, called once from their `main.swift`, whose
+    /// top-level code is synchronous so that this runs before anything opens a descriptor: libdispatch's
+    /// first eventfd (made for the main queue when top-level code is async) would otherwise take a closed
+    /// standard output's number, and the audio of `record - >&-` would go into it.
+    package static func start() -> Never {
+        // A closed stdout/stderr must not be reused by the recording.
         guardStandardDescriptors()
-        // `serve` and `record --serve` are recorder-serve's: become it now, before any thread or signal setup.
+        // `serve` and `record --serve` are recorder-serve's: become it now, before any thread starts.
         Companion.becomePageIfAsked()
+        Task.detached { await runCommand() }
+        dispatchMain()
+    }
+
+    /// Like the default entry point, but a usage error is one line on stderr (what went wrong and where
+    /// to look), and errors already reported by `fail` just set the exit status. Ends the process.
+    private static func runCommand() async {
+        // First: the stop signals blocked in every thread to come.
         let subcommand = CommandLine.argc > 1 ? CommandLine.unsafeArgv[1].map { String(cString: $0) } : nil
         StopRequests.shared.install(stopStatus: ["record", "meter", "play", "serve"].contains(subcommand ?? "") ? 0 : nil)
         // swift-argument-parser sees arguments as Strings, which would quietly repair bytes that are not

@@ -4,4 +4,4 @@
 import RecorderCommandLine
 
 Companion.register(Page())
-await RecorderCommand.runCommand()
+RecorderCommand.start()

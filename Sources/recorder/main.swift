@@ -2,4 +2,4 @@
 // meter or an analysis maps no HTTP server, Foundation networking, curl or TLS.
 import RecorderCommandLine
 
-await RecorderCommand.runCommand()
+RecorderCommand.start()
