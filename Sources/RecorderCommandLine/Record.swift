@@ -357,6 +357,12 @@ package struct Record: AsyncParsableCommand {
             printSources(summary.sources)
             if files != summary.files { writeLine("files by source: " + files.joined(separator: ", ")) }
             if !summary.peakFiles.isEmpty { writeLine("peaks: " + summary.peakFiles.joined(separator: ", ")) }
+            let channels = recorder.format.channelCount
+            if recorder.metadata.broadcastExtension, summary.fileType == .wav || summary.fileType == .rf64,
+               !MeterLimits.programmeChannelCounts.contains(channels) {
+                writeLine("loudness: not in the bext chunk: \(channels) channels make a multitrack take, not a programme "
+                          + "(up to \(MeterLimits.programmeChannelCounts.upperBound)); recorder analyze measures any file")
+            }
             if options.givenRate == nil && capture.rate != options.rate {
                 writeLine("rate: \(capture.rate) Hz, the rate \(container?.rawValue.capitalized ?? "") holds nearest to "
                           + "the default \(options.rate) Hz (-r chooses another it holds)")

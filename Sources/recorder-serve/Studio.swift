@@ -145,7 +145,8 @@ final class Studio: StudioControl, @unchecked Sendable {
             + "\"time_left_s\": \(left.map { format3($0) } ?? "null"), \"warning\": \(warning.map(jsonString) ?? "null"), "
             + "\"dropped_frames\": \(recorder.droppedFrames), \"gap_frames\": \(recorder.gapFrames), "
             + "\"scene\": \(jsonString(metadata.scene)), \"take\": \(metadata.take.map(String.init) ?? "null"), "
-            + "\"circled\": \(metadata.circled), \"no_good\": \(metadata.noGood), \"error\": \(snapshot.captureError.map(jsonString) ?? "null")}"
+            + "\"circled\": \(metadata.circled), \"no_good\": \(metadata.noGood), "
+            + "\"loudness_note\": \(Self.loudnessNote(format).map(jsonString) ?? "null"), \"error\": \(snapshot.captureError.map(jsonString) ?? "null")}"
     }
 
     func sources() -> String {
@@ -324,11 +325,12 @@ final class Studio: StudioControl, @unchecked Sendable {
         take.withLock { $0.ended = task }
     }
 
-    /// Levels (a loudness meter, or the peak meter where loudness cannot run) and events to the hub.
+    /// Levels (a loudness meter, or the peak meter where loudness is not measured: `loudnessNote`) and
+    /// events to the hub.
     private func feed(_ recorder: Recorder) {
         let hub = self.hub
         let rate = recorder.format.sampleRate
-        let meter: MeterKind = MeterLimits.loudnessSampleRates.contains(rate) ? .loudness : .peak
+        let meter: MeterKind = Self.loudnessNote(recorder.format) == nil ? .loudness : .peak
         let readings = (try? recorder.meterReadings(meter)) ?? AsyncStream { $0.finish() }
         let events = recorder.events()
         let levels = Task { [weak self] in
@@ -353,6 +355,19 @@ final class Studio: StudioControl, @unchecked Sendable {
             state.readings = levels
             state.events = reporter
         }
+    }
+
+    /// Why the page shows no loudness for takes of `format`; nil when it measures it (a programme of up
+    /// to 8 channels at a rate libebur128 takes: `MeterLimits`).
+    static func loudnessNote(_ format: StreamFormat) -> String? {
+        if !MeterLimits.programmeChannelCounts.contains(format.channelCount) {
+            return "loudness not measured: \(format.channelCount) channels make a multitrack take, not a programme "
+                + "(up to \(MeterLimits.programmeChannelCounts.upperBound)); recorder analyze measures any file"
+        }
+        if !MeterLimits.loudnessSampleRates.contains(format.sampleRate) {
+            return "loudness not measured at \(format.sampleRate) Hz (from \(MeterLimits.loudnessSampleRates.lowerBound) Hz)"
+        }
+        return nil
     }
 
     private static func summaryJSON(_ summary: RecordingSummary, rate: Int) -> String {

@@ -172,6 +172,38 @@ struct TakeSheetTests {
         }
     }
 
+    /// A programme (up to 8 channels) gets its loudness in the bext chunk; a multitrack take (here 10
+    /// channels of noise) gets the chunk with the loudness not set, and the summary says why in one line.
+    @Test func aMultitrackWAVTakeHasNoLoudnessInItsBextAndSaysSo() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            for channels in [8, 10] {
+                let sink = "rk_\(channels)ch"
+                let loaded = try server.run("pactl", ["load-module", "module-null-sink", "sink_name=\(sink)", "channels=\(channels)",
+                                                      "rate=48000", "format=s16le"])
+                #expect(loaded.status == 0, "\(loaded.stderr)")
+                let player = try RunningProcess("/usr/bin/paplay", ["--device", sink, "--raw", "--rate", "48000", "--channels", "\(channels)",
+                                                                    "--format", "s16le", "/dev/urandom"], environment: server.clientEnvironment)
+                defer { player.send(SIGTERM) }
+                let path = directory + "/take-\(channels).wav"
+                let result = try await recorder(["record", path, "-d", sink + ".monitor", "-r", "48000", "-c", "\(channels)",
+                                                 "--duration", "1"], server: server)
+                #expect(result.status == 0, "\(result.stderr)")
+                let (general, audio) = try mediainfo(path)
+                #expect(general["bext_Version"] as? String == "2", "\(general)")
+                let note = "loudness: not in the bext chunk: \(channels) channels make a multitrack take, not a programme "
+                    + "(up to 8); recorder analyze measures any file"
+                if channels <= 8 {
+                    #expect(number(audio["LoudnessValue"]) != nil && number(audio["MaxTruePeakLevel"]) != nil, "\(audio)")
+                    #expect(!result.stderr.contains("loudness:"), "\(result.stderr)")
+                } else {
+                    #expect(audio["LoudnessValue"] == nil && audio["MaxTruePeakLevel"] == nil, "\(audio)")
+                    #expect(result.stderr.split(separator: "\n").contains { $0 == note }, "\(result.stderr)")
+                }
+            }
+        }
+    }
+
     /// A take split into files shares one family id and counts its files A, B, C; each file's time
     /// reference is the one before's plus that file's frames; every file says how many there are.
     @Test func aSplitTakesFilesShareTheirFamilyAndFollowInTime() async throws {

@@ -86,6 +86,7 @@ try:
     wait.until(lambda d: len(seen) >= 3)
     result["json"] = [message["peak_since_last_db"] for message in seen]
     result["integrated_text"] = driver.find_element(By.ID, "integrated").text
+    result["loudness_note_shown"] = driver.find_element(By.ID, "loudness-note").is_displayed()
 
     driver.find_element(By.CSS_SELECTOR, "#sheet summary").click()
     wait.until(lambda d: any(o.get_attribute("value") == source for o in d.find_elements(By.CSS_SELECTOR, "#source option")))

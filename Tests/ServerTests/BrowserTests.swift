@@ -49,6 +49,9 @@ private let docsPictures = URL(fileURLWithPath: #filePath).deletingLastPathCompo
                 #expect(abs(width / track - (db + 60) / 60) < 0.015, "bar \(width) of \(track) px for \(db) dBFS")
             }
             #expect((seen["integrated_text"] as? String)?.hasSuffix("LUFS") == true)
+            // A mono programme's loudness is measured: no note that it is not (a multitrack take's is
+            // ServeLoadTests').
+            #expect(seen["loudness_note_shown"] as? Bool == false, "\(seen)")
 
             // The take: every frame the numbered source sent, or its loss marked in the file where it
             // stands; the marker in the file.

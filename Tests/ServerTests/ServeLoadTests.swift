@@ -26,6 +26,10 @@ private let clientsScript = URL(fileURLWithPath: #filePath).deletingLastPathComp
                                                 "-r", "96000", "-c", "32"], server: server)
             let started = try await http("POST", serve.url + "api/record", body: "{\"name\": \"load.wav\"}")
             #expect(started.status == 200, "\(started.body)")
+            // 32 channels are a multitrack take: the page says its loudness is not measured (levels only).
+            let state = try object(try await http("GET", serve.url + "api/state").body)
+            #expect((state["loudness_note"] as? String)?.hasPrefix("loudness not measured: 32 channels make a multitrack take") == true,
+                    "\(state)")
             let seconds = 10.0
             let run = try await offThread { try runProcess("python3", [clientsScript, serve.url, "50", String(seconds), "--closing", "10"]) }
             #expect(run.status == 0, "\(run.stderr)")

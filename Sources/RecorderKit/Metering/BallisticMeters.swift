@@ -20,6 +20,14 @@ public enum MeterLimits {
     /// Nyquist (a −20 dBFS sine at 2 kHz read +2 300 LUFS), and at 4 kHz a 100 Hz tone read 0.47 dB
     /// from its 48 kHz loudness (0.22 dB at 8 kHz).
     public static let loudnessSampleRates = 8_000...2_822_400
+    /// Channels of a programme: what a take measures its own loudness over unasked (a WAV's bext chunk,
+    /// the page's loudness meter). Up to 7.1, the largest of BS.1770's common layouts. A take of more
+    /// channels is a multitrack (a desk's 32 inputs): the sum of its tracks is no programme anyone mixes
+    /// to, and measuring it costs what no take should pay unasked: libebur128 keeps the last 3 s of every
+    /// channel as doubles (74 MB at 32 channels and 96 kHz) and filtered them at 28 % of a core on the
+    /// delivery thread here, against parecord's 0.5 % for the whole take. Asked for (`--meter loudness`,
+    /// `analyze`), loudness is measured on up to 64 channels.
+    public static let programmeChannelCounts = 1...8
     /// Peak hold, seconds.
     public static let peakHold = 0.0...3_600.0
     /// The dBFS level of a sine that reads 0 VU.

@@ -243,6 +243,8 @@ final class FileSession: @unchecked Sendable {
                                  firstFrameTime: clock.seconds(at: firstFrame), sampleRate: format.sampleRate)
         info.originatorReference = current.originatorReference
         writer.setBroadcastInfo(info)
+        // A multitrack take's bext holds no loudness (`MeterLimits.programmeChannelCounts`: not set).
+        guard MeterLimits.programmeChannelCounts.contains(format.channelCount) else { return }
         // As the live meter: a take begins mid-waveform, and the oversampler's start from silence would
         // read up to 1 dB over the signal's true peak, so the first 16 frames count by their samples.
         loudness = try? LoudnessMeter(channelCount: format.channelCount, sampleRate: format.sampleRate,

@@ -102,6 +102,8 @@ extension PageText {
       $("elapsed").textContent = clock(next.elapsed_s);
       $("file").textContent = next.file || "–";
       $("format").textContent = next.format ? next.format.type + ", " + next.format.rate + " Hz, " + next.format.channels + " ch" : "–";
+      $("loudness-note").textContent = next.loudness_note || "";
+      $("loudness-note").hidden = !next.loudness_note;
       $("time-left").textContent = next.time_left_s === null ? "–" : clock(next.time_left_s) + " (" + bytes(next.disk_free_bytes) + ")";
       const losses = next.dropped_frames + next.gap_frames;
       $("losses").textContent = losses === 0 ? "none" : next.dropped_frames + " dropped, " + next.gap_frames + " in gaps (frames)";

@@ -27,6 +27,7 @@ extension PageText {
     .clip { font-size: 0.7em; padding: 2px; border: 1px solid #444; background: #222; color: #555; border-radius: 3px; }
     .clip.on { background: var(--rec); color: #fff; border-color: var(--rec); }
     .loudness span:not(.label) { font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
+    .loudness .note { grid-column: 1 / -1; color: var(--dim); font-size: 0.85em; }
     .controls .buttons { display: flex; flex-wrap: wrap; gap: 8px; margin: 8px 0; }
     button, input, select { font: inherit; padding: 8px 12px; border-radius: 4px; border: 1px solid #444; background: #2a2a2a; color: var(--fg); }
     button:disabled { opacity: 0.4; }

@@ -31,6 +31,7 @@ enum PageText {
       <div><span class="label">S</span> <span id="short-term">–</span></div>
       <div><span class="label">I</span> <span id="integrated">–</span></div>
       <div><span class="label">max TP</span> <span id="true-peak">–</span></div>
+      <div id="loudness-note" class="note" hidden></div>
     </section>
     <section id="controls" class="controls">
       <div class="buttons">
