@@ -6,19 +6,25 @@ import RecorderKit
 import Testing
 import TestSupport
 
-/// A port nothing listens on now (the kernel's choice for port 0, released).
+/// A port nothing listens on now, for a command to bind later. Chosen at random below the kernel's
+/// ephemeral range (32768 up here), not the kernel's choice for `bind(0)` released: that port is free
+/// again for the next `bind(0)` of any test running beside this one, and two tests could be handed it.
 func freePort() throws -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+    for _ in 0..<200 {
+        let port = Int.random(in: 20_000...32_000)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 }
+        }
+        if bound { return port }
     }
-    guard bound else { throw TestFailure("no free port") }
-    return Int(UInt16(bigEndian: address.sin_port))
+    throw TestFailure("no free port in 20000...32000")
 }
 
 @Suite struct RecordServeTests {
