@@ -55,13 +55,27 @@ struct LaneClockTests {
         #expect(abs(unbroken.ppm + 300) > 20, "\(unbroken.ppm)")
     }
 
-    @Test func theNewLevelWaitsForEightAnswers() {
+    @Test func afterALossTheLevelIsTheMedianOfTheAnswersSinceThenTheLine() {
         var clock = clock(ppm: 0, seconds: 30, jitter: 0)
+        #expect(clock.isSettled)
         clock.breakLine()
-        for round in 0..<7 { clock.add(reference: Double(300 + round) * 4_800, difference: 507) }
-        #expect(clock.difference(at: 310 * 4_800) == 7, "the level before the loss, until the new one has settled")
-        clock.add(reference: 307 * 4_800, difference: 507)
-        #expect(clock.difference(at: 310 * 4_800) == 507)
+        #expect(!clock.isSettled && clock.answersSinceBreak == 0)
+        // The five answers after the loss are left out, however far off they are.
+        for round in 0..<5 { clock.add(reference: Double(300 + round) * 4_800, difference: 5_000) }
+        #expect(clock.count == 300 && clock.answersSinceBreak == 0 && clock.difference(at: 310 * 4_800) == 7)
+        // The next twenty place the level (their median, once five have come, one of them far off) and
+        // stay out of the line: the slope stays 0 though they lean by 1 000 ppm.
+        for round in 0..<4 { clock.add(reference: Double(305 + round) * 4_800, difference: 507 + Double(round) * 4.8) }
+        #expect(clock.difference(at: 310 * 4_800) == 7, "the level before the loss, until five answers have come")
+        clock.add(reference: 309 * 4_800, difference: 900)
+        #expect(abs(clock.difference(at: 310 * 4_800) - 516.6) < 0.01, "\(clock.difference(at: 310 * 4_800))")
+        for round in 10..<20 { clock.add(reference: Double(300 + round) * 4_800, difference: 507 + Double(round - 5) * 4.8) }
+        #expect(clock.ppm == 0 && !clock.isSettled && clock.answersSinceBreak == 15)
+        // Then the line's own: eight answers of the new stretch settle it.
+        for round in 25..<37 { clock.add(reference: Double(300 + round) * 4_800, difference: 600) }
+        #expect(!clock.isSettled, "the last five level-only answers and seven of the line's")
+        clock.add(reference: 337 * 4_800, difference: 600)
+        #expect(clock.isSettled && clock.difference(at: 350 * 4_800) == 600 && clock.ppm == 0)
     }
 
     @Test func monthsOfFramesLoseNoPrecision() {
@@ -86,7 +100,8 @@ struct LaneClockTests {
     /// machine) leaves the place within the others' scatter, where their mean would be 1.25 ms off; after
     /// a loss only the new stretch's answers count.
     @Test func onePlaceIsTheMedianOfTheAnswersNotTheirMean() {
-        var clock = LaneClock(minimumSpread: 10 * 44_100)
+        // (No answers left out after the loss here: what is tested is how the ones kept are combined.)
+        var clock = LaneClock(minimumSpread: 10 * 44_100, leftOutAfterLoss: 0)
         var scatter = Scatter()
         for round in 0..<8 {
             clock.add(reference: Double(round) * 4_410, difference: 7 + (round == 3 ? 441 : scatter.next(4)))

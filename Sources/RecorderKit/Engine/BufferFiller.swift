@@ -52,6 +52,13 @@ struct BufferFiller: ~Copyable {
     /// True when no owed silence waits for a free buffer.
     var isCaughtUp: Bool { pendingSilence == 0 }
 
+    /// Bytes `append` can surely take now, owed silence not counted: what is left of the buffer being
+    /// filled, or a whole buffer if one is free (0: none is). Lets a caller copy only what will be taken.
+    var roomBytes: Int {
+        if filling != nil { return pool.capacityBytes - filledBytes }
+        return pool.free.isEmptyForConsumer ? 0 : pool.capacityBytes
+    }
+
     /// Takes up to `length` bytes (`data == nil`: a hole, taken as silence and counted as dropped).
     /// Owed silence goes first. Returns how many bytes of `data` it took: fewer than `length` only
     /// when no buffer is free.
@@ -67,19 +74,19 @@ struct BufferFiller: ~Copyable {
     }
 
     /// Counts `length` bytes as lost at the current end of the timeline and owes silence for them.
-    mutating func drop(_ length: Int) {
+    mutating func drop(_ length: Int, estimated: Bool = false) {
         let frames = Int64(length / bytesPerFrame)
         guard frames > 0 else { return }
-        notices.push(CaptureNotice(kind: .dropped, frame: timelineFrames, count: frames))
+        notices.push(CaptureNotice(kind: .dropped, frame: timelineFrames, count: frames, estimated: estimated))
         droppedFrames.add(frames)
         pendingSilence += frames * Int64(bytesPerFrame)
     }
 
     /// Owes `frames` of silence for time when nothing could be captured (`kind`: `.gap` for a server or
     /// source gone, `.sourceSilent` or `.slept` for a source that delivered nothing).
-    mutating func insertGap(frames: Int64, kind: CaptureNotice.Kind = .gap) {
+    mutating func insertGap(frames: Int64, kind: CaptureNotice.Kind = .gap, estimated: Bool = false) {
         guard frames > 0 else { return }
-        notices.push(CaptureNotice(kind: kind, frame: timelineFrames, count: frames))
+        notices.push(CaptureNotice(kind: kind, frame: timelineFrames, count: frames, estimated: estimated))
         gapFrames.add(frames)
         pendingSilence += frames * Int64(bytesPerFrame)
     }

@@ -23,6 +23,9 @@ struct CaptureNotice: Sendable, Equatable {
     var count: Int64
     /// The source it concerns, by its place among a take's sources (0 for a one-source recorder).
     var source = 0
+    /// The length is the server's clock against the stream's index (refused data, a silent source), not
+    /// counted from the indices themselves: right to the scatter of the server's timing answers.
+    var estimated = false
 }
 
 /// Notices between the threads, preallocated: none is lost. The producer is whoever holds the mainloop

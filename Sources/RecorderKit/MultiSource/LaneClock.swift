@@ -8,9 +8,11 @@
 ///
 /// A loss (`breakLine`) may step the difference by what was not accounted for, never the rate: the
 /// observations after it start a new stretch with a level of its own, and the slope is the one line
-/// fitted to every stretch at once (each about its own mean), so no step is ever read as drift. The
-/// level comes from the newest stretch once it has `settling` observations, from the one before until
-/// then.
+/// fitted to every stretch at once (each about its own mean), so no step is ever read as drift. After a
+/// loss the first `leftOutAfterLoss` answers are left out altogether and the next `levelOnlyAfterLoss`
+/// place the level but stay out of the line (they come while the server and this process catch up
+/// after a stall). The level is the one before the loss until `levelAnswers` have come, then their
+/// median, then the new stretch's line once it has `settling` observations of its own.
 ///
 /// Precision: each answer scatters with when the server's threads ran (about 0.1 ms idle, a millisecond
 /// or more on a loaded machine); ten answers a second over up to ten minutes put the slope within a ppm.
@@ -19,6 +21,8 @@ struct LaneClock {
     private var references: [Double]
     private var differences: [Double]
     private var stretches: [Int]
+    /// False for an answer kept for the level only (the first after a loss: see `levelOnlyAfterLoss`).
+    private var fitted: [Bool]
     private var next = 0
     private(set) var count = 0
     private var stretch = 0
@@ -36,21 +40,45 @@ struct LaneClock {
     private let minimumSpread: Double
     /// Observations a new stretch needs before its level replaces the one before.
     private let settling: Int
+    /// Answers left out after a loss: the first ones after a stall come while the server and this
+    /// process catch up, and scatter far more than the rest (half a second's worth, five).
+    private let leftOutAfterLoss: Int
+    private var leftOut = 0
+    /// Answers after those left out that place the new level but stay out of the line (two seconds'
+    /// worth, twenty): after a stall they still scatter with a lean while the server and this process
+    /// catch up (with them in the line a stalled take beside the test suite's load measured 216 ppm for
+    /// 200), but their median places the source far better than the level before the loss.
+    private let levelOnlyAfterLoss: Int
+    private var levelOnly = 0
+    /// Answers a level-only median needs before it replaces the level before the loss.
+    private let levelAnswers: Int
 
-    init(window: Int = 6_000, minimumSpread: Double, settling: Int = 8) {
+    init(window: Int = 6_000, minimumSpread: Double, settling: Int = 8, leftOutAfterLoss: Int = 5,
+         levelOnlyAfterLoss: Int = 20, levelAnswers: Int = 5) {
         self.minimumSpread = minimumSpread
         self.settling = max(1, settling)
+        self.leftOutAfterLoss = max(0, leftOutAfterLoss)
+        self.levelOnlyAfterLoss = max(0, levelOnlyAfterLoss)
+        self.levelAnswers = max(1, levelAnswers)
         references = [Double](repeating: 0, count: max(2, window))
         differences = references
         stretches = [Int](repeating: 0, count: references.count)
+        fitted = [Bool](repeating: true, count: references.count)
     }
 
     /// Adds one observation and fits the line again.
     mutating func add(reference: Double, difference: Double) {
         guard reference.isFinite, difference.isFinite else { return }
+        if leftOut > 0 {
+            leftOut -= 1
+            return
+        }
+        answersSinceBreak += 1
         references[next] = reference
         differences[next] = difference
         stretches[next] = stretch
+        fitted[next] = levelOnly == 0
+        if levelOnly > 0 { levelOnly -= 1 }
         next = (next + 1) % references.count
         count = min(count + 1, references.count)
         fit()
@@ -59,7 +87,17 @@ struct LaneClock {
     /// A loss in this source or the first: what follows may stand at another level.
     mutating func breakLine() {
         if count > 0 { stretch += 1 }
+        leftOut = leftOutAfterLoss
+        levelOnly = levelOnlyAfterLoss
+        isSettled = false
+        answersSinceBreak = 0
     }
+
+    /// Observations kept since the last break (its left-out answers not counted).
+    private(set) var answersSinceBreak = 0
+
+    /// True once the stretch since the last break has `settling` observations: the level is its own.
+    private(set) var isSettled = false
 
     /// Where the source stands against the first (frames) to place it on the take: the median of the
     /// newest stretch's last `placingAnswers` observations (the line's level before any observation).
@@ -108,9 +146,18 @@ struct LaneClock {
         var pooledXX = 0.0, pooledXY = 0.0, covered = 0.0
         var current = (stretch: stretches[oldest], n: 0, x: 0.0, y: 0.0, first: 0.0, last: 0.0)
         var previous: (n: Int, x: Double, y: Double)?
+        // The newest stretch's level-only answers (after a loss): their references' mean, and how many.
+        var levelOnlyX = 0.0, levelOnlyCount = 0
         for step in 0..<count {
             let index = (oldest + step) % capacity
             let x = references[index] - base, y = differences[index]
+            guard fitted[index] else {
+                if stretches[index] == stretch {
+                    levelOnlyCount += 1
+                    levelOnlyX += (x - levelOnlyX) / Double(levelOnlyCount)
+                }
+                continue
+            }
             if stretches[index] != current.stretch {
                 covered += current.last - current.first
                 previous = (current.n, current.x, current.y)
@@ -127,7 +174,13 @@ struct LaneClock {
         }
         covered += current.last - current.first
         spread = covered
-        let anchor = current.n >= settling || previous == nil ? (n: current.n, x: current.x, y: current.y) : previous!
+        let fittedSinceBreak = current.stretch == stretch ? current.n : 0
+        var anchor = current.n >= settling || previous == nil ? (n: current.n, x: current.x, y: current.y) : previous!
+        if fittedSinceBreak < settling, levelOnlyCount >= levelAnswers {
+            // The line has not settled since the loss: the level is the median of the answers since.
+            anchor = (levelOnlyCount, levelOnlyX, placingDifference)
+        }
+        isSettled = fittedSinceBreak >= settling
         meanReference = anchor.x + base
         meanDifference = anchor.y
         // A line needs observations spread over some audio (ten seconds'); before that, no slope is claimed.

@@ -40,6 +40,10 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
     /// The first source's frames per nanosecond of the server's clock (measured at every round).
     private var referenceRate: Double
     private var referenceMark: (time: Int64, frames: Double)?
+    /// When the timing timer last fired (CLOCK_MONOTONIC ns).
+    var lastTick: Int64 = 0
+    /// Rounds up to this one straddle a stall or a loss: their answers are not observations.
+    private var unreliableUntilRound = 0
     private(set) var aligned = false
     private var referenceFlowingRounds = 0
     private var firstReadyRound: Int?
@@ -112,7 +116,8 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
         let lock = MainloopLock.inCallback
         guard flush != nil else { return mix(lock) }
         // A flush: every source hands on what it holds, and the take takes all it can, until it stands
-        // still (or reaches the target).
+        // still (or reaches the target). A source waiting for its clock after a loss waits no more.
+        settleHolds(filler.framePosition, referenceOffset: lanes[0].offset, giveUp: true)
         var last: Int64 = -1
         while filler.framePosition != last {
             last = filler.framePosition
@@ -139,10 +144,23 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
                 frames = min(frames, lane.ready.count)
             }
             if standInForLaggards(position) { continue }
+            if settleHolds(position, referenceOffset: referenceOffset, giveUp: false) { continue }
             guard frames > 0 else {
                 stalled.store(false, ordering: .releasing)
                 return
             }
+            // Only what the take's buffers can take now is copied: with them full (the delivery thread
+            // behind), a read that copied a backlog of seconds to take none of it made each of the
+            // source's small fragments cost that much, and the mainloop, busy with it, held the lock
+            // the delivery thread needed to free a buffer.
+            let room = filler.roomBytes / format.bytesPerFrame
+            guard room > 0 else {
+                stalled.store(true, ordering: .sequentiallyConsistent)
+                atomicMemoryFence(ordering: .sequentiallyConsistent)
+                if pool.free.isEmptyForConsumer { return }
+                continue
+            }
+            frames = min(frames, room)
             var offset = 0
             for lane in lanes {
                 lane.ready.peek(frames, into: scratch + offset, stride: format.bytesPerFrame)
@@ -184,6 +202,32 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
         return stoodIn
     }
 
+    /// Answers after a loss whose median places the source when a hold ends (half a second of rounds, after
+    /// those left out; each scatters by a tenth of a millisecond idle, and the median keeps a late one out).
+    static let holdAnswers = 5
+
+    /// Ends the holds of sources waiting at one (see `SourceLane.hold`) whose clock has `holdAnswers` after the
+    /// loss, or all with `giveUp` (a stop's flush) or that wait too long (the others within half a second of
+    /// standing silence in for them, or the source's own queue half way to dropping: the resampler's pull
+    /// closes what is left). True if any ended.
+    @discardableResult
+    func settleHolds(_ position: Int64, referenceOffset: Int64, giveUp: Bool) -> Bool {
+        guard let most = lanes.map(\.ready.count).max() else { return false }
+        var ended = false
+        for lane in lanes where lane.hold != nil && (giveUp || lane.isWaitingAtHold) {
+            let late = most - lane.ready.count > lane.lagLimit - format.sampleRate / 2 || lane.capture.isFillingUp(.inCallback)
+            guard giveUp || late || lane.clock.answersSinceBreak >= Self.holdAnswers else { continue }
+            let tail = position + Int64(lane.ready.count)
+            guard let notice = lane.endHold(takeTail: tail, referenceOffset: referenceOffset, correcting: !giveUp && !late) else { continue }
+            if notice.count > 0 {
+                notices.push(notice)
+                dataReady.post()
+            }
+            ended = true
+        }
+        return ended
+    }
+
     /// Each source's notices, placed on the take and marked with the source (less what the group has
     /// already told by standing silence in).
     private func forwardNotices() {
@@ -196,6 +240,7 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
                     if notice.count == 0 { continue }
                 }
                 if notice.count > 0, notice.kind != .suspended { breakLines(after: lane) }
+                if flush == nil, lane.holdForLevel(notice) { continue }  // reported when the hold ends
                 notice.frame = takeFrame(of: Double(notice.frame), in: lane)
                 notice.source = lane.index
                 notices.push(notice)
@@ -208,7 +253,23 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
     /// every other's), never its rate (see `LaneClock.breakLine`).
     private func breakLines(after lane: SourceLane) {
         for other in lanes.dropFirst() where lane.index == 0 || other === lane { other.clock.breakLine() }
+        // Answers out now were taken before the loss was counted (its silence is in the watch's figures
+        // from the answer that found it, in the take once reading reaches it): not observations.
+        unreliableUntilRound = max(unreliableUntilRound, round)
     }
+
+    /// The process stood still (the timer fired half a second late or more): the answers of the round in
+    /// progress straddle the stall, and every source may have lost audio that its watch counts only at
+    /// its next answer. No observation is taken until a round asked after the watches have answered.
+    func stoodStill() {
+        for lane in lanes.dropFirst() { lane.clock.breakLine() }
+        unreliableUntilRound = max(unreliableUntilRound, round + Self.roundsAfterStall)
+        referenceMark = nil
+    }
+
+    /// Rounds not observed after a stall: the one out and the next two (the watches ask at once, and
+    /// their answers come before the next round's; then the sources' clocks leave out their first answers).
+    static let roundsAfterStall = 3
 
     /// The take frame that source frame `frame` of `lane` lands on (at its present ratio).
     func takeFrame(of frame: Double, in lane: SourceLane) -> Int64 {
@@ -230,18 +291,25 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
         completedRound = round
         guard let reference = lanes[0].observation, reference.round == round, reference.flowing else { return }
         referenceFlowingRounds += 1
-        if let mark = referenceMark {
+        // A source whose watch counted a loss since its last answer: its count stepped.
+        for lane in lanes where lane.steppedAtRound == round { breakLines(after: lane) }
+        let reliable = round > unreliableUntilRound
+        if !reliable {
+            referenceMark = nil
+        } else if let mark = referenceMark {
             // Measured over a second or more: the first source's position is carried to another
-            // source's moment at its own rate, not the nominal one.
+            // source's moment at its own rate, not the nominal one. A rate further from nominal than
+            // any clock runs is a step in the first source's count (a loss) inside the window: not kept.
             if reference.time - mark.time >= 990_000_000 {
                 let measured = (reference.frames - mark.frames) / Double(reference.time - mark.time)
-                if measured.isFinite, measured > 0 { referenceRate = measured }
+                let nominal = Double(format.sampleRate) / 1e9
+                if measured.isFinite, abs(measured / nominal - 1) <= LaneResampler.maximumDeviation { referenceRate = measured }
                 referenceMark = (reference.time, reference.frames)
             }
         } else {
             referenceMark = (reference.time, reference.frames)
         }
-        for lane in lanes.dropFirst() {
+        for lane in lanes.dropFirst() where reliable {
             guard let observed = lane.observation, observed.round == round, observed.flowing else { continue }
             let first = reference.frames + Double(observed.time - reference.time) * referenceRate
             lane.clock.add(reference: first, difference: observed.frames - first)

@@ -49,6 +49,10 @@ final class SourceLane: CallbackTarget {
     weak var group: SourceGroup?
     /// The round the request out belongs to.
     var pendingRound = 0
+    /// The silence the watch had placed outside the server's indices at the last answer, and the round
+    /// whose answer first counted more (the source's count stepped there: a loss).
+    var countedSilence: Int64 = 0
+    var steppedAtRound: Int?
 
     /// Figures for `SourceReport`, read from any thread.
     let offsetFrames = Atomic<Int64>(0)
@@ -84,6 +88,54 @@ final class SourceLane: CallbackTarget {
     let lagLimit: Int
     /// Source frames still to discard when they arrive: the group stood silence in for them.
     private var owedSkip = 0
+    /// Frames taken from the source's buffers so far (silence and skipped frames included): the source
+    /// frame the next one taken is (the stream's own count, as its notices place things).
+    private var consumedFrames: Int64 = 0
+
+    /// A loss of this source whose length is the server's clock against its index (`estimated`): reading
+    /// stops `correctionRoom` frames before the end of its silence until the source's clock has settled
+    /// on its level after the loss (`SourceGroup.settleHolds`), and the silence is then made as long as
+    /// that level says, so the frames after it land where the source captured them against the first
+    /// source, not where the count's scatter put them (a millisecond or more apart, measured). The loss is
+    /// reported then, with the length it has in the take.
+    private(set) var hold: (at: Int64, notice: CaptureNotice)?
+    /// How much a hold may lengthen or shorten a silence (100 ms): far more than a count's error.
+    var correctionRoom: Int64 { Int64(format.sampleRate / 10) }
+    /// True while reading waits at the hold.
+    var isWaitingAtHold: Bool { hold.map { consumedFrames >= $0.at } ?? false }
+
+    /// Holds `notice` (a loss of this source, its frame in the stream's count) if its length is an
+    /// estimate and its silence is still ahead: true if it is held (the group reports it when the hold ends).
+    func holdForLevel(_ notice: CaptureNotice) -> Bool {
+        guard index > 0, isPlaced, correctsDrift, notice.estimated, hold == nil,
+              notice.count >= 2 * correctionRoom, notice.frame + notice.count - correctionRoom > consumedFrames else { return false }
+        hold = (notice.frame + notice.count - correctionRoom, notice)
+        return true
+    }
+
+    /// Ends the hold, at `takeTail` (the take frame the end of `ready` stands for): with `correcting`, the
+    /// silence is lengthened or shortened by where the clock puts the source (within `correctionRoom`).
+    /// Returns the held notice, placed on the take, its count what the take holds.
+    func endHold(takeTail: Int64, referenceOffset: Int64, correcting: Bool) -> CaptureNotice? {
+        guard var (_, notice) = hold else { return nil }
+        hold = nil
+        notice.frame = takeTail + Int64((Double(notice.frame) - inputPosition).rounded())
+        notice.source = index
+        guard correcting else { return notice }
+        // Where the source stands now by its answers since the loss (their median: the fitted line keeps the
+        // level before the loss until it has `settling` of them).
+        let error = Double(takeTail - referenceOffset) + clock.placingDifference - inputPosition
+        let frames = Int64(max(-Double(correctionRoom), min(Double(correctionRoom), error)).rounded())
+        if frames > 0 {
+            // Behind where its clock puts it: that much of the silence is left out.
+            owedSkip += Int(frames)
+            inputPosition += Double(frames)
+            notice.count -= frames
+        } else if frames < 0 {
+            notice.count += Int64(ready.push(nil, frames: Int(-frames)))
+        }
+        return notice
+    }
     /// The source frame up to which the group has stood silence in: the source's own notices before it
     /// are told already.
     private(set) var coveredUntil = Int64.min
@@ -144,7 +196,9 @@ final class SourceLane: CallbackTarget {
                 tail += Int64(pushed)
                 continue
             }
-            guard let (data, frames) = nextInput(lock) else { return }
+            guard let (data, available) = nextInput(lock) else { return }
+            let frames = hold.map { min(available, Int(clamping: $0.at - consumedFrames)) } ?? available
+            guard frames > 0 else { return }  // waiting at the hold
             if owedSkip > 0 {
                 let skipped = min(frames, owedSkip)
                 owedSkip -= skipped
@@ -229,6 +283,7 @@ final class SourceLane: CallbackTarget {
 
     private func consume(_ frames: Int, _ lock: MainloopLock) {
         guard let index = current else { return }
+        consumedFrames += Int64(frames)
         currentOffset += frames * format.bytesPerFrame
         if capture.pool.byteCount(of: index) - currentOffset < format.bytesPerFrame { release(lock) }
     }

@@ -73,25 +73,37 @@ extension CaptureStream {
         while let loss = watch.takeLoss(at: consumedBytes + Int64(fragmentOffset)) {
             let frames = loss.bytes / Int64(format.bytesPerFrame)
             switch loss.kind {
-            case .dropped: filler.drop(Int(loss.bytes))
-            default: filler.insertGap(frames: frames, kind: loss.kind)
+            case .dropped: filler.drop(Int(loss.bytes), estimated: loss.estimated)
+            default: filler.insertGap(frames: frames, kind: loss.kind, estimated: loss.estimated)
             }
             dataReady.post()
         }
     }
 
-    /// No free buffer: leave data queued, unless the queue is about to overflow; then drop from its head.
+    /// No free buffer: leave data queued, unless the queue is about to overflow; then drop from its head
+    /// down to `dropLowWater`, counted as one loss. (Dropping only what just overflowed would lose the
+    /// same audio one fragment at a time: with a source that sends a few milliseconds per fragment, a
+    /// pipe or PipeWire's small quanta, a stall of seconds became thousands of losses, each a notice,
+    /// an event and a marker, and the work they made kept the take behind.)
     func stall(_ stream: OpaquePointer) -> Bool {
-        while pa_stream_readable_size(stream) >= dropThreshold {
+        guard pa_stream_readable_size(stream) >= dropThreshold else { return false }
+        var lost = 0
+        while pa_stream_readable_size(stream) > dropLowWater {
             var data: UnsafeRawPointer?
             var length = 0
             guard pa_stream_peek(stream, &data, &length) == 0, length > 0 else { break }
-            filler.drop(length - fragmentOffset)
+            lost += length - fragmentOffset
             fragmentOffset = 0
             consumedBytes += Int64(length)
             pa_stream_drop(stream)
-            insertDueLoss()
+            // A loss the watch placed here goes after what was dropped before it, in stream order.
+            if watch.bytesUntilLoss(from: consumedBytes) == 0 {
+                filler.drop(lost)
+                lost = 0
+                insertDueLoss()
+            }
         }
+        filler.drop(lost)
         return false
     }
 }

@@ -52,7 +52,8 @@ extension CaptureStream {
             found = watch.answered(writeIndex: info.write_index, readIndex: info.read_index,
                                    sourceMicroseconds: Int64(clamping: info.source_usec),
                                    consumed: consumedBytes, queued: Int64(pa_stream_readable_size(stream)),
-                                   reading: consumedBytes + Int64(fragmentOffset), suspended: pa_stream_is_suspended(stream) > 0)
+                                   reading: consumedBytes + Int64(fragmentOffset), suspended: pa_stream_is_suspended(stream) > 0,
+                                   serverTime: monotonicNanoseconds() - Int64(clamping: info.transport_usec) * 1_000)
         } else {
             watch.answerFailed()  // nothing to place: reading must not wait for it
         }

@@ -25,7 +25,7 @@ protocol CaptureListener: AnyObject {
 }
 
 final class CaptureStream: CallbackTarget, @unchecked Sendable {
-    // @unchecked Sendable: `link`, `filler`, `fragmentOffset`, `dropThreshold` and the drain fields are
+    // @unchecked Sendable: `link`, `filler`, `fragmentOffset`, `dropThreshold`, `dropLowWater` and the drain fields are
     // touched only under the mainloop lock (callbacks, or `withLock`); the rest are atomics or immutable.
     struct Link {
         let stream: OpaquePointer
@@ -49,6 +49,8 @@ final class CaptureStream: CallbackTarget, @unchecked Sendable {
     var fragmentOffset = 0
     /// libpulse's receive queue at or above this many bytes: drop rather than let libpulse discard.
     var dropThreshold = Int.max
+    /// Where a drop at `dropThreshold` stops: a quarter of the queue's limit (or a fragment) below it.
+    var dropLowWater = Int.max
     /// The mainloop's defer event that reads on when the delivery thread asks (`readRequested`).
     var wake = MainloopWake.none
     /// A stop's flush asked of the mainloop (`beginFlush`), and its answer once given.
@@ -218,6 +220,7 @@ final class CaptureStream: CallbackTarget, @unchecked Sendable {
         if let attributes = pa_stream_get_buffer_attr(stream)?.pointee {
             let limit = Int(attributes.maxlength)
             dropThreshold = limit > 4 * fragmentBytes ? limit - 2 * fragmentBytes : max(fragmentBytes, limit / 2)
+            dropLowWater = max(0, dropThreshold - max(fragmentBytes, limit / 4))
         }
         link = new
         consumedBytes = 0
@@ -305,6 +308,13 @@ final class CaptureStream: CallbackTarget, @unchecked Sendable {
         guard let outageSince else { return filler.timelineFrames }
         let elapsed = Double(max(0, monotonicNanoseconds() - outageSince)) / 1e9
         return filler.timelineFrames + Int64((elapsed * Double(format.sampleRate)).rounded(.down))
+    }
+
+    /// True when libpulse holds as much as this stream keeps after a drop (`dropLowWater`): a reader
+    /// that waits should wait no longer. Lock held.
+    func isFillingUp(_ lock: MainloopLock) -> Bool {
+        guard let stream = link?.stream, dropLowWater != Int.max else { return false }
+        return pa_stream_readable_size(stream) >= dropLowWater
     }
 
     /// The source the stream records from now (it may have been moved).

@@ -18,7 +18,8 @@
 /// time is owed no silence; a shortfall seen across such a pause (CLOCK_BOOTTIME ran on) is labelled
 /// `.slept`.
 ///
-/// A clock shortfall counts only with a cause (the server's queue full, a suspension, or sleep): a
+/// A clock shortfall counts only with a cause (the server's queue full, this process standing still for
+/// longer than the queue holds, a suspension, or sleep): a
 /// source that delivers late in big blocks (a null sink idling, a server starved on a loaded machine)
 /// shows the same shortfall for a while and then catches up, and a late timer is no cause either.
 /// Shortfalls under `thresholdFrames` (0.25 s, or two fragments if longer) are not counted: that is the
@@ -36,6 +37,8 @@ struct ServerWatch {
         var position: Int64
         var bytes: Int64
         var kind: CaptureNotice.Kind
+        /// Found by the clock (refused data, a silent source), not by the indices (skipped data).
+        var estimated = false
     }
 
     private static let windowSize = 8
@@ -66,6 +69,9 @@ struct ServerWatch {
     private var lastAnswerSleep: Int64?
     private var lastTick: Int64 = 0
     private var wokeUp = false
+    /// How long (ns) the timer last fired late: the process did not run for about that long, and read
+    /// nothing. Longer than the server's queue, that alone is a cause for a shortfall (see `answered`).
+    private var lateBy: Int64 = 0
     private var suspendedSinceAnswer = false
     private var followClosely = false
     /// Reading stops here until the next answer: the server held more than its limit (it is about to
@@ -110,7 +116,10 @@ struct ServerWatch {
     /// The timer fired at `now` (CLOCK_MONOTONIC ns): half a second late or more is a wake-up.
     mutating func ticked(at now: Int64) {
         let expected = Int64(nextTickMicroseconds) * 1000
-        if lastTick > 0, now - lastTick > expected + 500_000_000 { wokeUp = true }
+        if lastTick > 0, now - lastTick > expected + 500_000_000 {
+            wokeUp = true
+            lateBy = max(lateBy, now - lastTick - expected)
+        }
         lastTick = now
     }
 
@@ -151,13 +160,17 @@ struct ServerWatch {
     /// The server's answer: `writeIndex` and `readIndex` as libpulse gives them for a record stream
     /// (the server's write index; the server's read index less what libpulse holds), `consumed` what was
     /// taken here, `queued` what libpulse holds, `reading` where reading stands. True when it placed a loss.
+    /// `serverTime`: when the server took its account (CLOCK_MONOTONIC ns, from the answer's transport
+    /// time), never before it was asked: after a stall the answer may come behind seconds of audio, and
+    /// its write index is the one of that moment, not of the request's.
     mutating func answered(writeIndex: Int64, readIndex: Int64, sourceMicroseconds: Int64, consumed: Int64,
-                           queued: Int64, reading: Int64, suspended: Bool) -> Bool {
+                           queued: Int64, reading: Int64, suspended: Bool, serverTime: Int64? = nil) -> Bool {
         var found = false
         defer {
             lastTail = consumed + queued
             if !suspended { suspendedSinceAnswer = false }
             wokeUp = false
+            lateBy = 0
         }
         // Skipped: the data between the previous answer's tail and what came after was never sent.
         let skip = (readIndex - skipped - consumed) / bytesPerFrame * bytesPerFrame
@@ -182,18 +195,23 @@ struct ServerWatch {
         let captured = Double(writeIndex / bytesPerFrame) + Double(sourceMicroseconds) * rate / 1e6
         let sleep = askedAt.boot - askedAt.monotonic
         defer { lastAnswerSleep = sleep }
+        let takenAt = max(askedAt.monotonic, serverTime ?? askedAt.monotonic)
         guard let anchor else {
-            anchor = (askedAt.monotonic, captured)
+            anchor = (takenAt, captured)
             remember(0)
             return found
         }
         // Against CLOCK_MONOTONIC, the servers' own clock: while the machine (or a VM) is suspended
         // their clocks stand still too, and no audio is owed for that time.
-        let shortfall = Double(askedAt.monotonic - anchor.monotonic) / 1e9 * rate - (captured - anchor.frames)
+        let shortfall = Double(takenAt - anchor.monotonic) / 1e9 * rate - (captured - anchor.frames)
         let jump = shortfall - (window.min() ?? shortfall)
         let slept = Double(sleep - (lastAnswerSleep ?? sleep)) / 1e9 * rate > jump / 2
+        // The queue was full at the answer, or this process stood still for longer than the queue holds
+        // (by the time the answer comes, the reading after the stall may have emptied it: a several-source
+        // take reads every stream at once and seldom finds it full).
+        let stoodStill = Double(lateBy) / 1e9 * rate * Double(bytesPerFrame) >= Double(maxQueueBytes - 2 * fragmentBytes)
         let cause: CaptureNotice.Kind? = suspended || suspendedSinceAnswer ? .sourceSilent
-            : slept ? .slept : queueFull ? .dropped : nil
+            : slept ? .slept : queueFull || stoodStill ? .dropped : nil
         guard jump >= thresholdFrames, let cause else {
             remember(shortfall)
             return found
@@ -202,7 +220,7 @@ struct ServerWatch {
         let bytes = Int64(jump.rounded()) * bytesPerFrame
         // A silent source's last stretch goes where its data stopped, not after what came since.
         let end = cause == .sourceSilent ? resumedAt ?? writeIndex - skipped : writeIndex - skipped
-        place(Loss(position: max(end, reading), bytes: bytes, kind: cause))
+        place(Loss(position: max(end, reading), bytes: bytes, kind: cause, estimated: true))
         silenceOutsideIndices += bytes
         window.removeAll(keepingCapacity: true)
         windowNext = 0
@@ -239,6 +257,7 @@ struct ServerWatch {
         if let last = pending.last, last.position >= loss.position || pending.count == Self.maxPending {
             // At the same place (or no room): one loss.
             pending[pending.count - 1].bytes += loss.bytes
+            pending[pending.count - 1].estimated = pending[pending.count - 1].estimated || loss.estimated
             return
         }
         pending.append(loss)

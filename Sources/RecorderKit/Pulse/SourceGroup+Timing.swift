@@ -25,6 +25,11 @@ extension SourceGroup {
     func tick(_ event: OpaquePointer) {
         guard !closed.load(ordering: .acquiring) else { return }
         let lock = MainloopLock.inCallback
+        // Half a second late or more: this process stood still (stopped, swapped, starved), and every
+        // source may have lost audio the server could not hold. The answers out straddle the stall.
+        let now = monotonicNanoseconds()
+        if lastTick > 0, now - lastTick > Int64(Self.roundInterval) * 1_000 + 500_000_000 { stoodStill() }
+        lastTick = now
         completeRound()
         round += 1
         for lane in lanes { lane.requestTiming(round: round, lock) }

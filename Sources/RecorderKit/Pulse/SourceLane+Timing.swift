@@ -21,7 +21,12 @@ extension SourceLane {
         }
         guard success, let link = capture.link, link.stream == stream,
               let info = pa_stream_get_timing_info(stream)?.pointee, info.write_index_corrupt == 0 else { return }
-        let written = Double(link.baseBytes + info.write_index + capture.watch.silenceOutsideIndices) / Double(format.bytesPerFrame)
+        let silence = capture.watch.silenceOutsideIndices
+        if silence != countedSilence {
+            countedSilence = silence
+            steppedAtRound = pendingRound
+        }
+        let written = Double(link.baseBytes + info.write_index + silence) / Double(format.bytesPerFrame)
         // A source's latency is audio captured and not yet written (ahead of the index); a monitor's sink
         // latency, audio written and not yet played (behind it): a monitor captures a sound when it plays.
         let held = (Double(info.source_usec) - Double(info.sink_usec)) * Double(format.sampleRate) / 1e6
