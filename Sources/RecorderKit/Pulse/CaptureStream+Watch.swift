@@ -17,7 +17,8 @@ extension CaptureStream {
         guard !closed.load(ordering: .acquiring) else { return }
         notices.release()
         let now = monotonicNanoseconds()
-        watch.ticked(at: now)
+        let received = max(0, Int64(link.map { pa_stream_readable_size($0.stream) } ?? 0))  // -1: not ready
+        watch.ticked(at: now, tail: consumedBytes + received)
         if let operation = watchOperation, pa_operation_get_state(operation) != PA_OPERATION_RUNNING {
             pa_operation_unref(operation)
             watchOperation = nil

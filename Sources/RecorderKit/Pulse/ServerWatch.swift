@@ -18,6 +18,10 @@
 /// time is owed no silence; a shortfall seen across such a pause (CLOCK_BOOTTIME ran on) is labelled
 /// `.slept`.
 ///
+/// After this process stood still for longer than the queue holds, reading stops short of where the
+/// server's queue must have filled until its answer places the loss (see `ticked`): several streams read
+/// at once are empty by then, and what the server took since the wake must come after the silence.
+///
 /// A clock shortfall counts only with a cause (the server's queue full, this process standing still for
 /// longer than the queue holds, a suspension, or sleep): a
 /// source that delivers late in big blocks (a null sink idling, a server starved on a loaded machine)
@@ -72,6 +76,12 @@ struct ServerWatch {
     /// How long (ns) the timer last fired late: the process did not run for about that long, and read
     /// nothing. Longer than the server's queue, that alone is a cause for a shortfall (see `answered`).
     private var lateBy: Int64 = 0
+    /// When the timer fired after this process stood still for longer than the queue holds (CLOCK_MONOTONIC
+    /// ns): the server took data again from about then, so what it wrote since is after the loss.
+    private var wokeAt: Int64?
+    /// At the last answer: where the server's data ended, and how much of it the server still held.
+    private var lastAnswerEnd: Int64 = 0
+    private var lastServerQueued: Int64 = 0
     private var suspendedSinceAnswer = false
     private var followClosely = false
     /// Reading stops here until the next answer: the server held more than its limit (it is about to
@@ -106,6 +116,16 @@ struct ServerWatch {
         followClosely = false
         holdAt = nil
         resumeTail = nil
+        wokeAt = nil
+        lastAnswerEnd = 0
+        lastServerQueued = 0
+    }
+
+    /// How long the server's queue holds (ns).
+    private var queueNanoseconds: Int64 {
+        let bytesPerSecond: Double = rate * Double(bytesPerFrame)
+        let seconds: Double = Double(maxQueueBytes) / bytesPerSecond
+        return seconds >= 1e9 ? Int64.max : Int64(seconds * 1e9)
     }
 
     /// How long until the next tick.
@@ -113,12 +133,23 @@ struct ServerWatch {
         followClosely || wokeUp ? Self.closeIntervalMicroseconds : Self.intervalMicroseconds
     }
 
-    /// The timer fired at `now` (CLOCK_MONOTONIC ns): half a second late or more is a wake-up.
-    mutating func ticked(at now: Int64) {
+    /// The timer fired at `now` (CLOCK_MONOTONIC ns): half a second late or more is a wake-up. `tail`:
+    /// where the data received so far ends (taken, plus what libpulse holds), stream bytes.
+    mutating func ticked(at now: Int64, tail: Int64) {
         let expected = Int64(nextTickMicroseconds) * 1000
         if lastTick > 0, now - lastTick > expected + 500_000_000 {
             wokeUp = true
             lateBy = max(lateBy, now - lastTick - expected)
+            if anchor != nil, lateBy >= queueNanoseconds {
+                // Stood still longer than the server holds: its queue filled and it refused data. Timers
+                // run before libpulse reads the socket again, so `tail` is what came before the stop; the
+                // server had sent at least that (and at least its data at the last answer, less what it
+                // held then), and held a whole queue more. Reading stops short of there until the answer
+                // places the loss, so audio the server takes after the wake is never read before the silence.
+                wokeAt = now
+                let sent = max(tail, lastAnswerEnd - lastServerQueued)
+                holdAt = max(0, sent + maxQueueBytes - 2 * fragmentBytes)
+            }
         }
         lastTick = now
     }
@@ -171,6 +202,7 @@ struct ServerWatch {
             if !suspended { suspendedSinceAnswer = false }
             wokeUp = false
             lateBy = 0
+            wokeAt = nil
         }
         // Skipped: the data between the previous answer's tail and what came after was never sent.
         let skip = (readIndex - skipped - consumed) / bytesPerFrame * bytesPerFrame
@@ -180,6 +212,10 @@ struct ServerWatch {
             found = true
         }
         let serverQueued = writeIndex - (readIndex + queued)
+        defer {
+            lastAnswerEnd = writeIndex - skipped
+            lastServerQueued = max(0, serverQueued)
+        }
         let queueFull = serverQueued >= maxQueueBytes - 2 * fragmentBytes
         followClosely = queueFull || found
         // More than the limit (PipeWire keeps writing and skips at its next send; PulseAudio never
@@ -219,7 +255,13 @@ struct ServerWatch {
         // Refused data is not in the write index: the silence goes where the server's data ends now.
         let bytes = Int64(jump.rounded()) * bytesPerFrame
         // A silent source's last stretch goes where its data stopped, not after what came since.
-        let end = cause == .sourceSilent ? resumedAt ?? writeIndex - skipped : writeIndex - skipped
+        var end = cause == .sourceSilent ? resumedAt ?? writeIndex - skipped : writeIndex - skipped
+        if cause == .dropped, !queueFull, stoodStill, let wokeAt {
+            // The queue read empty by the answer (several streams are read at once): the data the server
+            // wrote since the wake came after the refused stretch.
+            let since = Double(max(0, takenAt - wokeAt)) / 1e9 * rate
+            end = max(lastTail, end - Int64(since.rounded()) * bytesPerFrame)
+        }
         place(Loss(position: max(end, reading), bytes: bytes, kind: cause, estimated: true))
         silenceOutsideIndices += bytes
         window.removeAll(keepingCapacity: true)
