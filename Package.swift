@@ -55,11 +55,11 @@ let package = Package(
             name: "CTagLib",
             linkerSettings: [.linkedLibrary("tag")]
         ),
-        // libsoxr (LGPL-2.1, dynamically linked): the converters' sample-rate conversion and a several-source take's drift
-        // correction (its variable-rate mode), as sox and ffmpeg use it.
+        // libsoxr (LGPL-2.1, dynamically linked): the converters' sample-rate conversion (OpenAudioToolbox links it)
+        // and a several-source take's drift correction (its variable-rate mode, looked up by RecorderKit when such a
+        // take starts, so a one-source take maps neither libsoxr nor the libgomp it brings), as sox and ffmpeg use it.
         .systemLibrary(
             name: "CSoxr",
-            pkgConfig: "soxr",
             providers: [.apt(["libsoxr-dev"])]
         ),
         // cairo (LGPL-2.1 or MPL-1.1, loaded at run time): the plots and the spectrogram, SVG and PNG from one
@@ -98,7 +98,8 @@ let package = Package(
         .systemLibrary(name: "COpenAudioToolbox"),
         .target(
             name: "OpenAudioToolbox",
-            dependencies: ["COpenAudioToolbox", "RecorderKit", "CSndFile", "CSoxr", "Locking"]
+            dependencies: ["COpenAudioToolbox", "RecorderKit", "CSndFile", "CSoxr", "Locking"],
+            linkerSettings: [.linkedLibrary("soxr")]
         ),
         .target(
             name: "OpenAVFAudio",

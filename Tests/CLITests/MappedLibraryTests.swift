@@ -1,6 +1,6 @@
 // What a run maps: a take, a meter and an analysis load no library that only a picture, the page, tags,
-// stretching or the sampler need; a picture loads cairo (and a spectrogram KissFFT) when it draws; the
-// page is recorder-serve's, which the same process becomes. Seen by the dynamic linker itself
+// stretching, the sampler or drift correction need; a picture loads cairo (and a spectrogram KissFFT) when it
+// draws, a two-source take libsoxr when it starts; the page is recorder-serve's, which the same process becomes. Seen by the dynamic linker itself
 // (LD_DEBUG=files lists every library loaded, at start or by dlopen) and in /proc/PID/maps.
 import Foundation
 import Testing
@@ -8,8 +8,9 @@ import TestSupport
 
 /// Libraries a take, a meter or a plain analysis must not load: the pictures' (cairo and what it brings,
 /// KissFFT), the page's (Foundation with its ICU and networking, curl, TLS, Kerberos, LDAP), TagLib's,
-/// SoundTouch's and FluidSynth's. (X11 and xcb are libpulse's own: parecord maps them too.)
-let lateLibraries = ["libcairo", "libpixman", "libfontconfig", "libfreetype", "libpng16", "libkissfft",
+/// SoundTouch's and FluidSynth's, and libsoxr with its libgomp (only a several-source take's drift
+/// correction resamples). (X11 and xcb are libpulse's own: parecord maps them too.)
+let lateLibraries = ["libcairo", "libpixman", "libfontconfig", "libfreetype", "libpng16", "libkissfft", "libsoxr", "libgomp",
                      "libFoundation.so", "libFoundationNetworking", "libFoundationInternationalization", "lib_FoundationICU",
                      "libcurl", "libssl", "libcrypto.so", "libgnutls", "libkrb5", "libgssapi", "libldap", "libnghttp2",
                      "libssh2", "librecorder-tags", "libtag", "libSoundTouch", "libfluidsynth"]
@@ -51,6 +52,14 @@ struct MappedLibraryTests {
             // The listing is read right: the libraries a take needs are in it.
             #expect(takeLoads.contains("libpulse.so.0") && takeLoads.contains("libsndfile.so.1"), "\(takeLoads)")
             #expect(lateAmong(takeLoads).isEmpty, "a take loaded \(lateAmong(takeLoads))")
+
+            // Two sources: drift correction's resampler is loaded as the take starts.
+            let (joined, joinedLoads) = try await recorderLoading(["record", directory + "/two.wav", "--duration", "0.5",
+                                                                   "--source", PrivateServer.sineSource,
+                                                                   "--source", PrivateServer.monoSink + ".monitor"],
+                                                                  server: server, directory: directory)
+            #expect(joined.status == 0, "\(joined.stderr)")
+            #expect(joinedLoads.contains("libsoxr.so.0"), "a two-source take loaded \(joinedLoads)")
 
             let (metered, meterLoads) = try await recorderLoading(["meter", "--duration", "0.3", "--source", PrivateServer.sineSource],
                                                                   server: server, directory: directory)

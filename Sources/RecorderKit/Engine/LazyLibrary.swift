@@ -39,6 +39,12 @@ package final class LazyLibrary: Sendable {
         return unsafeBitCast(symbol, to: type)
     }
 
+    /// The function `name` as the type the caller stores it in (a `@convention(c)` function type).
+    /// - Throws: `.invalidState` saying what could not be loaded and what to do.
+    package func function<T>(_ name: String) throws(RecorderError) -> T {
+        try function(name, as: T.self)
+    }
+
     private func load() throws(RecorderError) -> UInt {
         let result = loaded.withLock { loaded -> Result<UInt, RecorderError> in
             if let loaded { return loaded }

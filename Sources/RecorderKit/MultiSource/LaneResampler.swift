@@ -18,6 +18,7 @@ final class LaneResampler {
     let chunkFrames: Int
     /// Outputs still to skip (they stand for the priming frames, or are soxr's delay).
     private var skip: Int
+    private let library: SoxrLibrary
 
     /// Output frames of delay soxr's variable-rate stage leaves: an impulse at input frame n came out
     /// 2.03 to 2.08 frames after n ÷ ratio, at +200 and −300 ppm, at 8 and 48 kHz, in chunks of 37 to 4 096
@@ -25,24 +26,33 @@ final class LaneResampler {
     /// frames late against the first: 0.25 ms at 8 kHz (the offset issue 40 left untraced).
     static let uncompensatedDelay = 2
 
-    /// Nil when libsoxr refuses (no memory).
+    /// Loads libsoxr (once): a take that may correct drift calls it before it starts, so that a missing
+    /// library is an error then, not a source left uncorrected.
+    /// - Throws: `.invalidState` naming the library and what to install.
+    static func loadLibrary() throws(RecorderError) {
+        _ = try SoxrLibrary.shared()
+    }
+
+    /// Nil when libsoxr refuses (no memory) or cannot be loaded (`loadLibrary` said so before the take).
     init?(channels: Int, chunkFrames: Int, ratio: Double, primed: Int) {
+        guard let library = try? SoxrLibrary.shared() else { return nil }
         var error: soxr_error_t?
-        var io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
-        var quality = soxr_quality_spec(UInt(SOXR_HQ), UInt(SOXR_VR))
-        guard let made = soxr_create(1 + Self.maximumDeviation * 2, 1, UInt32(channels), &error, &io, &quality, nil),
+        var io = library.ioSpec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
+        var quality = library.qualitySpec(UInt(SOXR_HQ), UInt(SOXR_VR))
+        guard let made = library.create(1 + Self.maximumDeviation * 2, 1, UInt32(channels), &error, &io, &quality, nil),
               error == nil else { return nil }
+        self.library = library
         soxr = made
         self.channels = channels
         self.chunkFrames = chunkFrames
         input = .allocate(capacity: chunkFrames * channels)
         output = .allocate(capacity: (chunkFrames * 2 + 1_024) * channels)
         skip = Int((Double(primed) / ratio).rounded()) + Self.uncompensatedDelay
-        soxr_set_io_ratio(soxr, ratio, 0)
+        _ = library.setIORatio(soxr, ratio, 0)
     }
 
     deinit {
-        soxr_delete(soxr)
+        library.delete(soxr)
         input.deallocate()
         output.deallocate()
     }
@@ -54,15 +64,15 @@ final class LaneResampler {
     /// returns the outputs (after any still to skip), valid until the next call. soxr keeps a few
     /// hundred frames inside, given out by later calls.
     func process(frames: Int, ratio: Double) -> UnsafeBufferPointer<Float> {
-        soxr_set_io_ratio(soxr, ratio, 0)
+        _ = library.setIORatio(soxr, ratio, 0)
         var used = 0
         var produced = 0
         let room = chunkFrames * 2 + 1_024
         while used < frames && produced < room {
             var consumed = 0
             var done = 0
-            _ = soxr_process(soxr, input + used * channels, frames - used, &consumed,
-                             output + produced * channels, room - produced, &done)
+            _ = library.process(soxr, input + used * channels, frames - used, &consumed,
+                                output + produced * channels, room - produced, &done)
             used += consumed
             produced += done
             if consumed == 0 && done == 0 { break }

@@ -86,6 +86,8 @@ extension Recorder {
                           maximumPreRoll: maximumPreRoll, clientName: clientName)
             return
         }
+        // Drift correction's resampler, loaded now: a library that cannot be had fails the take before it starts.
+        if driftCorrection { try LaneResampler.loadLibrary() }
         let format = StreamFormat(takeRate: probe.sampleRate, channelCount: total, sampleFormat: sampleFormat)
         let bufferFrames = try Self.checkSettings(format: format, bufferCount: bufferCount, bufferDuration: bufferDuration,
                                                   maxQueueDuration: maxQueueDuration, reconnectTimeout: reconnectTimeout,
