@@ -67,6 +67,49 @@ private func readings(_ samples: [Float], after seconds: Double, rate: Int = 48_
     /// K-weighting's high shelf is at 1.68 kHz: below 2 × 1.68 kHz it is past Nyquist, and libebur128
     /// (which takes any rate from 16 Hz) read a −20 dBFS sine at 2 kHz as +2 300 LUFS, at 4 kHz 0.47 dB
     /// off. The meter takes 8 kHz and up, where it reads 0.22 dB from 48 kHz (libebur128's filter design).
+    /// A file's meter gates the blocks itself from its 100 ms steps (`GatedBlocks`); libebur128's block
+    /// mode gates the same signal in the same meter's other mode. Noise whose level moves in steps from
+    /// digital silence and −80 dBFS (under the absolute gate) to −8 dBFS (segments of 0.7 to 9 s, so gating
+    /// and short-term blocks straddle them), fed in odd-sized pieces: the same integrated loudness and range
+    /// to a millionth of a LU, and neither is trivially zero.
+    @Test(arguments: [(48_000, 2), (44_100, 2), (8_000, 1), (48_000, 6)])
+    func gatingFromStepsReadsWhatLibebur128Gates(rate: Int, channels: Int) throws {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let levels: [(seconds: Double, dBFS: Double?)] = [
+            (2.3, -30), (0.7, nil), (9, -20), (4.1, -80), (6, -45), (3.3, -8), (8.2, -26), (1.9, -60), (7, -14), (5, -33),
+        ]
+        var samples: [Float] = []
+        for (seconds, dBFS) in levels {
+            let gain = dBFS.map { Float(pow(10, $0 / 20)) } ?? 0
+            for _ in 0..<(Int(seconds * Double(rate)) * channels) {
+                state ^= state << 13; state ^= state >> 7; state ^= state << 17
+                samples.append(gain * Float(Double(state >> 11) / Double(1 << 53) * 2 - 1))
+            }
+        }
+        var readings: [(integrated: Double?, range: Double?)] = []
+        for libebur128Gating in [false, true] {
+            let meter = try LoudnessMeter(channelCount: channels, sampleRate: rate, truePeak: false,
+                                          ignoringStartTransient: false, histogram: false, libebur128Gating: libebur128Gating)
+            meter.weigh(ChannelWeight.of(channelCount: channels, map: nil))
+            samples.withUnsafeBufferPointer { all in
+                var offset = 0
+                for size in [1, 999, 4_801, 12_345, 77].cycled(until: all.count / channels) {
+                    let count = min(size, all.count / channels - offset)
+                    guard count > 0 else { break }
+                    meter.add(interleaved: UnsafeBufferPointer(rebasing: all[(offset * channels)..<((offset + count) * channels)]))
+                    offset += count
+                }
+            }
+            readings.append((meter.integrated, meter.loudnessRange))
+        }
+        let (own, reference) = (readings[0], readings[1])
+        let integrated = try #require(own.integrated), expected = try #require(reference.integrated)
+        let range = try #require(own.range), expectedRange = try #require(reference.range)
+        #expect(abs(integrated - expected) < 1e-6, "\(rate) Hz × \(channels): \(integrated) against libebur128's \(expected) LUFS")
+        #expect(abs(range - expectedRange) < 1e-6, "\(rate) Hz × \(channels): \(range) against libebur128's \(expectedRange) LU")
+        #expect(integrated > -40 && integrated < -5 && range > 5, "\(integrated) LUFS, \(range) LU")
+    }
+
     @Test func ratesWhereKWeightingCannotBeBuiltAreRefused() throws {
         #expect(MeterLimits.loudnessSampleRates.lowerBound == 8_000)
         for rate in [16, 2_000, 7_999] {

@@ -79,6 +79,10 @@ public final class LoudnessMeter {
     /// ending there (nil: silence); a file's analysis keeps them as its loudness series. In the first
     /// 3 s the windows hold the steps there are and silence before them, as ffmpeg's ebur128 filter reads.
     var onStep: ((_ momentary: Double?, _ shortTerm: Double?) -> Void)?
+    /// Without histograms, and when 100 ms is a whole number of frames (libebur128's step, rounded, is
+    /// then the meter's): the gating blocks and short-term blocks, made here from the step energies
+    /// (`GatedBlocks`), and libebur128 only K-weights (modes M and S). Nil: libebur128 gates.
+    private var gatedBlocks: GatedBlocks?
     /// Floats for `add(bigEndianS16:)`, sized once per largest block seen.
     private var scratch: [Float] = []
 
@@ -104,10 +108,20 @@ public final class LoudnessMeter {
     /// keeps the gated blocks' loudness in histograms of 0.1 dB bins instead of keeping every block (about
     /// 1 MB an hour, and an integrated or LRA query walks them all); integrated loudness and LRA come from
     /// the histograms, as ffmpeg's ebur128 filter computes them (measured against block mode: see
-    /// docs/behaviour.md). Without it, exact block values, for a file of known length.
-    public init(channelCount: Int, sampleRate: Int, truePeak: Bool = true,
-                ignoringStartTransient: Bool = false, histogram: Bool = false) throws(RecorderError) {
-        let modes = EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue
+    /// docs/behaviour.md). Without it, exact block values, for a file of known length: kept by the meter
+    /// (`GatedBlocks`, 8 bytes per 100 ms) rather than by libebur128, unless `libebur128Gating` (the tests
+    /// compare the two) or 100 ms is not a whole number of frames.
+    public convenience init(channelCount: Int, sampleRate: Int, truePeak: Bool = true,
+                            ignoringStartTransient: Bool = false, histogram: Bool = false) throws(RecorderError) {
+        try self.init(channelCount: channelCount, sampleRate: sampleRate, truePeak: truePeak,
+                      ignoringStartTransient: ignoringStartTransient, histogram: histogram, libebur128Gating: false)
+    }
+
+    init(channelCount: Int, sampleRate: Int, truePeak: Bool, ignoringStartTransient: Bool, histogram: Bool,
+         libebur128Gating: Bool) throws(RecorderError) {
+        let ownGating = !histogram && !libebur128Gating && sampleRate % 10 == 0
+        let modes = ownGating ? EBUR128_MODE_S.rawValue | EBUR128_MODE_M.rawValue
+            : EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue
             | EBUR128_MODE_S.rawValue | EBUR128_MODE_M.rawValue | (histogram ? EBUR128_MODE_HISTOGRAM.rawValue : 0)
         guard MeterLimits.loudnessChannelCounts.contains(channelCount), MeterLimits.loudnessSampleRates.contains(sampleRate),
               let state = libebur128Lock.withLock({ ebur128_init(UInt32(channelCount), UInt(sampleRate), Int32(modes)) }) else {
@@ -117,6 +131,7 @@ public final class LoudnessMeter {
                 + "to \(MeterLimits.loudnessSampleRates.upperBound) Hz")
         }
         self.state = state
+        gatedBlocks = ownGating ? GatedBlocks() : nil
         transientLeft = ignoringStartTransient ? Self.startTransientFrames : 0
         scanners = truePeak ? [TruePeakScanner](repeating: TruePeakScanner(sampleRate: sampleRate), count: channelCount) : []
         self.channelCount = channelCount
@@ -174,12 +189,14 @@ public final class LoudnessMeter {
         stepEnergies[ringIndex] = energy
         ringIndex = (ringIndex + 1) % stepEnergies.count
         var sum = 0.0
-        var momentary: Double?
+        var momentaryEnergy = 0.0
         for back in 1...stepEnergies.count {
             sum += stepEnergies[(ringIndex - back + stepEnergies.count) % stepEnergies.count]
-            if back == 4 { momentary = Self.loudness(sum / 4) }
+            if back == 4 { momentaryEnergy = sum / 4 }
         }
+        let momentary = Self.loudness(momentaryEnergy)
         let shortTerm = Self.loudness(sum / Double(stepEnergies.count))
+        gatedBlocks?.stepEnded(lastFour: momentaryEnergy, lastThirty: sum / Double(stepEnergies.count))
         if let momentary { maxMomentary = max(maxMomentary ?? momentary, momentary) }
         if let shortTerm { maxShortTerm = max(maxShortTerm ?? shortTerm, shortTerm) }
         onStep?(momentary, shortTerm)
@@ -222,9 +239,15 @@ public final class LoudnessMeter {
         return sum / Double(steps)
     }
     /// Gated LUFS over everything added; nil when nothing passes the gates (silence).
-    public var integrated: Double? { value { ebur128_loudness_global($0, $1) } }
-    /// LU (EBU Tech 3342); nil when undefined.
-    public var loudnessRange: Double? { value { ebur128_loudness_range($0, $1) } }
+    public var integrated: Double? {
+        if let gatedBlocks { return gatedBlocks.integrated }
+        return value { ebur128_loudness_global($0, $1) }
+    }
+    /// LU (EBU Tech 3342); 0 when no short-term block passes the gates; nil when undefined.
+    public var loudnessRange: Double? {
+        if let gatedBlocks { return gatedBlocks.loudnessRange }
+        return value { ebur128_loudness_range($0, $1) }
+    }
 
     /// True peak of `channel` so far, in dBTP; nil for silence.
     public func truePeak(channel: Int) -> Double? {
