@@ -9,6 +9,10 @@ typedef float rk_float8 __attribute__((vector_size(32)));
 // The same, loadable from any float's address.
 typedef float rk_float8_unaligned __attribute__((vector_size(32), aligned(4), may_alias));
 
+// Built twice, for AVX2 and for the baseline (SSE2), and the loader picks one for the processor (an
+// ifunc): with AVX2 an eight-float vector is one register, not two. No fused operations either way
+// (contract off above; AVX2 does not bring FMA), so both give the same bits.
+__attribute__((target_clones("avx2", "default")))
 float rk_interpolated_peak(const float *samples, ptrdiff_t count, const float *weights, int phases, int length) {
     // The largest and the smallest output so far, eight lanes each: |x| without a branch per lane.
     rk_float8 highest = {0}, lowest = {0};
