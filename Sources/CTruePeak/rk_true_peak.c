@@ -9,11 +9,9 @@ typedef float rk_float8 __attribute__((vector_size(32)));
 // The same, loadable from any float's address.
 typedef float rk_float8_unaligned __attribute__((vector_size(32), aligned(4), may_alias));
 
-// Built twice, for AVX2 and for the baseline (SSE2), and the loader picks one for the processor (an
-// ifunc): with AVX2 an eight-float vector is one register, not two. No fused operations either way
-// (contract off above; AVX2 does not bring FMA), so both give the same bits.
-__attribute__((target_clones("avx2", "default")))
-float rk_interpolated_peak(const float *samples, ptrdiff_t count, const float *weights, int phases, int length) {
+// The loop, inlined twice below: for AVX2 and for the baseline (SSE2).
+static inline __attribute__((always_inline))
+float interpolated_peak(const float *samples, ptrdiff_t count, const float *weights, int phases, int length) {
     // The largest and the smallest output so far, eight lanes each: |x| without a branch per lane.
     rk_float8 highest = {0}, lowest = {0};
     ptrdiff_t index = 0;
@@ -47,3 +45,22 @@ float rk_interpolated_peak(const float *samples, ptrdiff_t count, const float *w
     return result;
 }
 
+
+// With AVX2 an eight-float vector is one register, not two. No fused operations either way (contract
+// off above; AVX2 does not bring FMA), so both give the same bits.
+__attribute__((target("avx2")))
+static float interpolated_peak_avx2(const float *samples, ptrdiff_t count, const float *weights, int phases, int length) {
+    return interpolated_peak(samples, count, weights, phases, length);
+}
+
+static float interpolated_peak_baseline(const float *samples, ptrdiff_t count, const float *weights, int phases, int length) {
+    return interpolated_peak(samples, count, weights, phases, length);
+}
+
+// Chosen at each call (the processor's features are read once, before main): not by an ifunc, whose
+// resolver runs while the loader relocates, before a sanitizer's runtime is ready for it.
+float rk_interpolated_peak(const float *samples, ptrdiff_t count, const float *weights, int phases, int length) {
+    return __builtin_cpu_supports("avx2")
+        ? interpolated_peak_avx2(samples, count, weights, phases, length)
+        : interpolated_peak_baseline(samples, count, weights, phases, length);
+}
