@@ -54,7 +54,7 @@ struct Analyze: ParsableCommand {
     var height: Int?
 
     @Option(name: [.customShort("j"), .customLong("jobs")], parsing: .unconditional,
-            help: ArgumentHelp("Files analysed at once (default: one per core); results are printed in the order given.", valueName: "N"))
+            help: ArgumentHelp("Threads in all (default: one per core): up to N files at once, a file alone on all N; results are printed in the order given.", valueName: "N"))
     var jobs: Int?
 
     func validate() throws {
@@ -104,10 +104,12 @@ struct Analyze: ParsableCommand {
                 throw fail(error)
             }
         }
-        let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        let parallel = min(files.count, jobs ?? cores)
-        // Cores shared out: one file alone scans its true peak on every core; several share them.
-        let threads = parallel > 1 ? max(1, cores / parallel) : 0
+        // `-j N` is the number of threads the analysis works on in all, as make's and xz's are: N files
+        // at once, each on one thread, or fewer files sharing them out (one file alone: N threads for its
+        // true peak and its loudness). By default one per core.
+        let budget = jobs ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let parallel = min(files.count, budget)
+        let threads = max(1, budget / max(1, parallel))
         let results = Locked([Int: Outcome]())
         let next = Locked(0)
         let album = albumLoudness

@@ -32,4 +32,47 @@ import TestSupport
         }
         for index in 0..<6 { #expect(try drawing(folder + "/f\(index)-a.svg") == drawing(folder + "/f\(index)-b.svg")) }
     }
+
+    /// `-j N` is the threads in all: `-j 1` analyses a file on the thread that reads it and starts no
+    /// helper (`rk-analysis`); `-j 2` on one file starts one. Seen in /proc while a minute of stereo is
+    /// analysed (the helpers live for the whole pass), with the same results either way.
+    @Test func jobsCountTheThreadsInAll() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/minute.wav"
+        try writeWAV(path, samples: sineSamples(frames: 60 * 48_000, frequency: 440, sampleRate: 48_000, amplitudes: [0.5, 0.25]),
+                     channels: 2, sampleRate: 48_000)
+        var reports: [String] = []
+        var helpersSeen: [Bool] = []
+        for jobs in ["1", "2"] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: try builtProduct("recorder"))
+            process.arguments = ["analyze", "--json", "-j", jobs, path]
+            let out = Pipe()
+            process.standardOutput = out
+            try process.run()
+            var seen = false
+            let tasks = "/proc/\(process.processIdentifier)/task"
+            // Polled until the pipe closes (the process has printed its result and is ending).
+            let reading = DispatchQueue(label: "read")
+            nonisolated(unsafe) var data = Data()
+            let done = DispatchSemaphore(value: 0)
+            reading.async {
+                data = out.fileHandleForReading.readDataToEndOfFile()
+                done.signal()
+            }
+            while done.wait(timeout: .now() + .milliseconds(5)) == .timedOut {
+                for task in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
+                    let name = (try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8)) ?? ""
+                    if name.hasPrefix("rk-analysis") { seen = true }
+                }
+            }
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            reports.append(String(decoding: data, as: UTF8.self))
+            helpersSeen.append(seen)
+        }
+        #expect(helpersSeen == [false, true], "rk-analysis threads seen with -j 1, -j 2: \(helpersSeen)")
+        #expect(reports[0] == reports[1] && reports[0].contains("\"integrated_lufs\""), "\(reports)")
+    }
 }

@@ -12,7 +12,8 @@ public struct AnalysisRequest: Sendable, Hashable {
     public var overs: Bool
     /// dBTP above which a true-peak value is an over (EBU R128's maximum: −1).
     public var ceiling: Double
-    /// Threads the true-peak scan may use, this one included, at most 16; 0: one per core (at most 8).
+    /// Threads the analysis works on (true peak, loudness, taps), this one included, at most 16; 0: one
+    /// per core (at most 8).
     public var threads: Int
 
     /// A request; each part off unless asked for.
