@@ -42,24 +42,35 @@ import TestSupport
             let programme = try programme(folder)
             let length = try readSoundFile(programme).frames
             let take = folder + "/take.wav"
+            // Stopped when the programme has played (not after its length in wall-clock time: a busy
+            // machine may start the player late), half a second after the player ends.
             let recorder = try RunningProcess(try builtProduct("recorder"),
-                                              ["record", take, "--rate", "48000", "--channels", "2", "--duration",
-                                               String(Double(length) / 48_000 + 1), "--levels-json", "--peaks",
+                                              ["record", take, "--rate", "48000", "--channels", "2",
+                                               "--levels-json", "--peaks",
                                                "--source", PrivateServer.stereoSink + ".monitor"],
                                               environment: server.clientEnvironment)
             var player: RunningProcess?
+            var stopper: Task<Void, Never>?
             var lines = 0
             for await _ in recorder.lines {
                 lines += 1
                 // The first buffer in the file: play; when the music begins (its place in the programme), a marker.
                 if lines == 1 {
-                    player = try RunningProcess("/usr/bin/paplay", ["--device", PrivateServer.stereoSink, programme],
-                                                environment: server.clientEnvironment)
+                    let playing = try RunningProcess("/usr/bin/paplay", ["--device", PrivateServer.stereoSink, programme],
+                                                     environment: server.clientEnvironment)
+                    player = playing
+                    stopper = Task {
+                        _ = await playing.wait()
+                        try? await Task.sleep(for: .milliseconds(500))
+                        recorder.send(SIGINT)
+                    }
                 }
                 if lines == 60 { recorder.send(SIGUSR1) }
             }
             let result = await recorder.wait()
-            _ = await player?.wait()
+            await stopper?.value
+            #expect(await player?.wait().status == 0)
+            #expect(try readSoundFile(take).frames >= length, "the take holds the whole programme")
             #expect(result.status == 0, "\(result.stderr)")
             try FileManager.default.createDirectory(atPath: Self.pictures, withIntermediateDirectories: true)
             let draw = try runProcess(try builtProduct("recorder"),
