@@ -49,12 +49,7 @@ struct TruePeakScanner {
         let length = length, phaseCount = factor - 1
         buffer.withUnsafeMutableBufferPointer { buffer in
             let base = buffer.baseAddress!
-            var sampleMax: Float = 0
-            for index in 0..<count {
-                let sample = samples[index * stride]
-                base[history + index] = sample
-                sampleMax = max(sampleMax, abs(sample))
-            }
+            let sampleMax = Self.copy(samples, count: count, stride: stride, to: base + history)
             samplePeak = max(samplePeak, sampleMax)
             if counting && phaseCount > 0 {
                 let peak = weights.withUnsafeBufferPointer { weights in
@@ -65,6 +60,38 @@ struct TruePeakScanner {
             // Keep the last samples for the next block's first outputs (the regions may overlap).
             memmove(base, base + count, history * MemoryLayout<Float>.stride)
         }
+    }
+
+    /// Copies `count` samples read `stride` floats apart to `target` and returns their largest magnitude
+    /// (NaN passed over). Four running maxima, each a `>` select (one `maxss`), so that no sample waits
+    /// for the comparison before it: one chain through `Swift.max` (a NaN-ordered select of four
+    /// instructions) was a tenth of a file's analysis.
+    private static func copy(_ samples: UnsafePointer<Float>, count: Int, stride: Int, to target: UnsafeMutablePointer<Float>) -> Float {
+        var peaks: (Float, Float, Float, Float) = (0, 0, 0, 0)
+        var index = 0
+        var source = samples
+        while index + 4 <= count {
+            let a = source.pointee, b = source[stride], c = source[2 &* stride], d = source[3 &* stride]
+            target[index] = a
+            target[index &+ 1] = b
+            target[index &+ 2] = c
+            target[index &+ 3] = d
+            peaks.0 = abs(a) > peaks.0 ? abs(a) : peaks.0
+            peaks.1 = abs(b) > peaks.1 ? abs(b) : peaks.1
+            peaks.2 = abs(c) > peaks.2 ? abs(c) : peaks.2
+            peaks.3 = abs(d) > peaks.3 ? abs(d) : peaks.3
+            source += 4 &* stride
+            index &+= 4
+        }
+        while index < count {
+            let a = source.pointee
+            target[index] = a
+            peaks.0 = abs(a) > peaks.0 ? abs(a) : peaks.0
+            source += stride
+            index &+= 1
+        }
+        let high = peaks.0 > peaks.1 ? peaks.0 : peaks.1, low = peaks.2 > peaks.3 ? peaks.2 : peaks.3
+        return high > low ? high : low
     }
 
     /// As `add`, and every frame whose sample or oversampled value is above `ceiling` (linear) noted in
@@ -80,12 +107,7 @@ struct TruePeakScanner {
         let length = length, phaseCount = factor - 1, delay = Int64(history / 2)
         buffer.withUnsafeMutableBufferPointer { buffer in
             let base = buffer.baseAddress!
-            var blockMax: Float = 0
-            for index in 0..<count {
-                let sample = samples[index * stride]
-                base[history + index] = sample
-                blockMax = max(blockMax, abs(sample))
-            }
+            let blockMax = Self.copy(samples, count: count, stride: stride, to: base + history)
             weights.withUnsafeBufferPointer { weights in
                 let whole = counting && phaseCount > 0
                     ? rk_interpolated_peak(base + history, count, weights.baseAddress!, Int32(phaseCount), Int32(length)) : 0
