@@ -79,6 +79,13 @@ final class FrameRing {
         }
     }
 
+    /// The first frames, as far as they lie together (up to the end of the storage): where they are and
+    /// how many; nil when the ring is empty.
+    func firstRun() -> (UnsafeRawPointer, Int)? {
+        guard count > 0 else { return nil }
+        return (UnsafeRawPointer(storage + head * bytesPerFrame), min(count, capacity - head))
+    }
+
     /// Forgets the first `frames` frames.
     func discard(_ frames: Int) {
         let gone = min(max(0, frames), count)

@@ -208,8 +208,8 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
 
     /// Ends the holds of sources waiting at one (see `SourceLane.hold`) whose clock has `holdAnswers` after the
     /// loss, or all with `giveUp` (a stop's flush) or that wait too long (the others within half a second of
-    /// standing silence in for them, or the source's own queue half way to dropping: the resampler's pull
-    /// closes what is left). True if any ended.
+    /// standing silence in for them, or, with the frames set aside filling the lag limit, the source's own
+    /// queue half way to dropping: the resampler's pull closes what is left). True if any ended.
     @discardableResult
     func settleHolds(_ position: Int64, referenceOffset: Int64, giveUp: Bool) -> Bool {
         guard let most = lanes.map(\.ready.count).max() else { return false }

@@ -36,6 +36,14 @@ final class SourceLane: CallbackTarget {
     /// server's timing answers scatter (±0.25 ms between two monitors of one clock), judged once ten
     /// seconds of them are fitted.
     let deadband: Double
+    /// What the stream delivered past a hold while reading waits at it, moved out of the capture's buffers
+    /// so that they go on filling: left in them, the stream's own queue filled in a second and a half and
+    /// the hold gave up before the clock had answered (a loaded machine's answers come late). Read before
+    /// the capture's buffers, first in first out: it only ever holds the frames that follow `consumedFrames`.
+    /// Allocated once (a lag limit of frames); its pages are touched only while a hold waits.
+    private let setAside: FrameRing
+    /// True while the input being read comes from `setAside`.
+    private var readingSetAside = false
     /// Decoding and encoding room: `chunkFrames` frames of floats, and of bytes.
     private let chunkFrames = 4_096
     private let bytes: UnsafeMutableRawPointer
@@ -70,6 +78,7 @@ final class SourceLane: CallbackTarget {
         self.lagLimit = lagLimit
         ready = FrameRing(capacityFrames: lagLimit + 2 * chunkFrames + 1_024, bytesPerFrame: format.bytesPerFrame)
         history = FrameRing(capacityFrames: 2_048, bytesPerFrame: format.bytesPerFrame)
+        setAside = FrameRing(capacityFrames: lagLimit, bytesPerFrame: format.bytesPerFrame)
         clock = LaneClock(minimumSpread: 10 * Double(format.sampleRate))
         deadband = Double(format.sampleRate) * 0.000_5
         bytes = .allocate(byteCount: 2 * (chunkFrames * 2 + 1_024) * format.bytesPerFrame, alignment: 16)
@@ -88,13 +97,15 @@ final class SourceLane: CallbackTarget {
     let lagLimit: Int
     /// Source frames still to discard when they arrive: the group stood silence in for them.
     private var owedSkip = 0
-    /// Frames taken from the source's buffers so far (silence and skipped frames included): the source
-    /// frame the next one taken is (the stream's own count, as its notices place things).
+    /// Frames taken from the source's buffers so far (silence and skipped frames included; not those set
+    /// aside, until they are read): the source frame the next one taken is (the stream's own count, as its
+    /// notices place things).
     private var consumedFrames: Int64 = 0
 
     /// A loss of this source whose length is the server's clock against its index (`estimated`): reading
-    /// stops `correctionRoom` frames before the end of its silence until the source's clock has settled
-    /// on its level after the loss (`SourceGroup.settleHolds`), and the silence is then made as long as
+    /// stops `correctionRoom` frames before the end of its silence (what arrives meanwhile is set aside)
+    /// until the source's clock has settled on its level after the loss (`SourceGroup.settleHolds`), and
+    /// the silence is then made as long as
     /// that level says, so the frames after it land where the source captured them against the first
     /// source, not where the count's scatter put them (a millisecond or more apart, measured). The loss is
     /// reported then, with the length it has in the take.
@@ -198,7 +209,10 @@ final class SourceLane: CallbackTarget {
             }
             guard let (data, available) = nextInput(lock) else { return }
             let frames = hold.map { min(available, Int(clamping: $0.at - consumedFrames)) } ?? available
-            guard frames > 0 else { return }  // waiting at the hold
+            guard frames > 0 else {  // waiting at the hold: what arrives waits aside
+                setAsideCaptured(lock)
+                return
+            }
             if owedSkip > 0 {
                 let skipped = min(frames, owedSkip)
                 owedSkip -= skipped
@@ -263,8 +277,25 @@ final class SourceLane: CallbackTarget {
         correcting.store(true, ordering: .relaxed)
     }
 
-    /// The captured frames waiting in the source's buffers, from the one being read.
+    /// The frames to read next: those set aside at a hold, then the capture's buffers.
     private func nextInput(_ lock: MainloopLock) -> (UnsafeRawPointer, Int)? {
+        if let run = setAside.firstRun() {
+            readingSetAside = true
+            return run
+        }
+        readingSetAside = false
+        return nextCaptured(lock)
+    }
+
+    /// Moves the capture's buffers into `setAside` as far as it has room, freeing them to be filled.
+    private func setAsideCaptured(_ lock: MainloopLock) {
+        while setAside.room > 0, let (data, available) = nextCaptured(lock) {
+            advanceCaptured(setAside.push(data, frames: available), lock)
+        }
+    }
+
+    /// The captured frames waiting in the source's buffers, from the one being read.
+    private func nextCaptured(_ lock: MainloopLock) -> (UnsafeRawPointer, Int)? {
         let pool = capture.pool
         while true {
             if current == nil {
@@ -281,9 +312,19 @@ final class SourceLane: CallbackTarget {
         }
     }
 
+    /// `frames` of the input `nextInput` gave are taken: the source frame read next moves on.
     private func consume(_ frames: Int, _ lock: MainloopLock) {
-        guard let index = current else { return }
         consumedFrames += Int64(frames)
+        if readingSetAside {
+            setAside.discard(frames)
+        } else {
+            advanceCaptured(frames, lock)
+        }
+    }
+
+    /// `frames` of the buffer being read are gone (taken, or set aside).
+    private func advanceCaptured(_ frames: Int, _ lock: MainloopLock) {
+        guard let index = current else { return }
         currentOffset += frames * format.bytesPerFrame
         if capture.pool.byteCount(of: index) - currentOffset < format.bytesPerFrame { release(lock) }
     }
