@@ -96,7 +96,7 @@ package struct EventReport: Equatable {
                     + "\"start_offset_ms\": \(format(source.startOffset * 1_000, 3)), "
                     + "\"drift_ppm\": \(index == 0 ? "0" : source.driftPPM.map { format($0, 2) } ?? "null"), "
                     + "\"corrected\": \(source.isCorrectingDrift), \"dropped_frames\": \(source.droppedFrames), "
-                    + "\"gap_frames\": \(source.gapFrames)}"
+                    + "\"gap_frames\": \(source.gapFrames), \"losses_placed_by_count\": \(source.lossesPlacedByCount)}"
             }.joined(separator: ", ") + "]")
         case .recordingFinished, .captureFailed:
             return nil

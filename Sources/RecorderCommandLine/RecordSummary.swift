@@ -12,8 +12,11 @@ extension Record {
             let drift = number == 0 ? "the take's clock"
                 : source.driftPPM.map { "drift \(format($0, 1)) ppm" + (source.isCorrectingDrift ? ", corrected" : "") }
                     ?? "drift not measured yet"
+            let placed = source.lossesPlacedByCount == 0 ? ""
+                : "; \(source.lossesPlacedByCount == 1 ? "1 loss" : "\(source.lossesPlacedByCount) losses") placed by the server's count "
+                    + "alone (the machine too busy for its clock to answer in time): within a few ms after it until the clock settled"
             writeLine("source \(number + 1) \(source.name): \(channels), began \(format(source.startOffset * 1_000, 2)) ms in, "
-                      + "\(drift), dropped \(source.droppedFrames) frames, gaps \(source.gapFrames) frames")
+                      + "\(drift), dropped \(source.droppedFrames) frames, gaps \(source.gapFrames) frames" + placed)
         }
     }
 

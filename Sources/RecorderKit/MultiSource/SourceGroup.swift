@@ -219,6 +219,8 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
             guard giveUp || late || lane.clock.answersSinceBreak >= Self.holdAnswers else { continue }
             let tail = position + Int64(lane.ready.count)
             guard let notice = lane.endHold(takeTail: tail, referenceOffset: referenceOffset, correcting: !giveUp && !late) else { continue }
+            // At a stop nothing follows the loss; otherwise a hold ended early is placed by the count alone.
+            if late && !giveUp { lane.placedByCount.add(1, ordering: .relaxed) }
             if notice.count > 0 {
                 notices.push(notice)
                 dataReady.post()
@@ -388,7 +390,8 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
                                 sampleRate: sampleRate, startOffsetFrames: lane.offsetFrames.load(ordering: .relaxed),
                                 driftPPM: lane.index == 0 ? 0 : measured ? Double(lane.driftMicro.load(ordering: .relaxed)) / 1_000 : nil,
                                 isCorrectingDrift: lane.correcting.load(ordering: .relaxed),
-                                droppedFrames: lane.capture.droppedFrames.frames, gapFrames: lane.capture.gapFrames.frames)
+                                droppedFrames: lane.capture.droppedFrames.frames, gapFrames: lane.capture.gapFrames.frames,
+                                lossesPlacedByCount: lane.placedByCount.load(ordering: .relaxed))
         }
     }
     func framePosition(_ lock: MainloopLock) -> Int64 { filler.framePosition }

@@ -68,6 +68,8 @@ final class SourceLane: CallbackTarget {
     /// Set once the clock claims a slope (a second of audio observed).
     let driftKnown = Atomic<Bool>(false)
     let correcting = Atomic<Bool>(false)
+    /// Holds ended without the clock's answers (`SourceReport.lossesPlacedByCount`).
+    let placedByCount = Atomic<Int>(0)
 
     init(index: Int, capture: CaptureStream, format: StreamFormat, correctsDrift: Bool, lagLimit: Int) {
         self.index = index

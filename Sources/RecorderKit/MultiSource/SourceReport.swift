@@ -22,6 +22,11 @@ public struct SourceReport: Sendable, Hashable {
     public let droppedFrames: Int64
     /// Its frames of silence for reconnection gaps.
     public let gapFrames: Int64
+    /// Losses after which the source was placed by the server's count of what it lost alone, its clock
+    /// not having answered before it had to go on (a machine too busy for the answers to come within the
+    /// lag limit): the frames after such a loss stand within a few milliseconds, not within 1 ms, until
+    /// the clock's line settles (seconds). 0: every loss was placed by the clock's answers after it.
+    public var lossesPlacedByCount: Int = 0
 
     /// `startOffsetFrames` in seconds.
     public var startOffset: Double { Double(startOffsetFrames) / Double(max(1, sampleRate)) }
