@@ -115,4 +115,31 @@ struct LaneClockTests {
         for round in 12..<40 { clock.add(reference: Double(round) * 4_410, difference: 500 + (round % 5 == 0 ? -300 : 0)) }
         #expect(clock.placingDifference == 500, "the newest fifteen, three of them early")
     }
+
+    /// Answers that came late on a loaded machine are left out of the line: forty seconds of answers
+    /// (48 kHz, ±0.25 ms of scatter) from a source 200 ppm fast, the last eight of them 10 ms late (one
+    /// side). A least-squares line through them all reads the slope more than 3 ppm from the line through
+    /// the others; the clock's within a twentieth of a ppm of it. Answers that all agree within the floor
+    /// leave nothing out (the exact slope).
+    @Test func lateAnswersAreLeftOutOfTheLine() {
+        var clock = LaneClock(minimumSpread: 10 * 48_000, scatterFloor: 12)
+        var scatter = Scatter()
+        var points: [(x: Double, y: Double, late: Bool)] = []
+        for round in 0..<400 {
+            let reference = Double(round) * 4_800
+            let late = round >= 392
+            let difference = 200e-6 * reference + 7 + scatter.next(12) - (late ? 480 : 0)
+            clock.add(reference: reference, difference: difference)
+            points.append((reference, difference, late))
+        }
+        func slope(_ points: [(x: Double, y: Double, late: Bool)]) -> Double {
+            let meanX = points.map(\.x).reduce(0, +) / Double(points.count), meanY = points.map(\.y).reduce(0, +) / Double(points.count)
+            return points.map { ($0.x - meanX) * ($0.y - meanY) }.reduce(0, +) / points.map { ($0.x - meanX) * ($0.x - meanX) }.reduce(0, +) * 1e6
+        }
+        let all = slope(points), onTime = slope(points.filter { !$0.late })
+        #expect(abs(all - onTime) > 3, "the late answers move a plain line: \(all) against \(onTime) ppm")
+        #expect(abs(clock.ppm - onTime) < 0.05, "\(clock.ppm) against \(onTime) ppm")
+        let exact = self.clock(ppm: 150, seconds: 40, jitter: 0)
+        #expect(abs(exact.ppm - 150) < 1e-6, "\(exact.ppm)")
+    }
 }

@@ -35,6 +35,14 @@ struct LaneClock {
     private(set) var spread = 0.0
     /// Scratch for `placingDifference`'s median, allocated once.
     private var placing = [Double](repeating: 0, count: LaneClock.placingAnswers)
+    /// Scratch for the fit: each stretch's means in the first pass (in order), and the absolute
+    /// residuals; allocated once, a window's worth.
+    private var stretchMeans: [(stretch: Int, x: Double, y: Double)]
+    private var stretchCount = 0
+    private var residuals: [Double]
+    /// The least scatter (frames) an outlier threshold assumes: with answers that agree to a fraction of
+    /// this, none is left out for being a few of their scatters off.
+    private let scatterFloor: Double
 
     /// How far apart (frames of the first source) observations must be before a slope is claimed.
     private let minimumSpread: Double
@@ -53,9 +61,10 @@ struct LaneClock {
     /// Answers a level-only median needs before it replaces the level before the loss.
     private let levelAnswers: Int
 
-    init(window: Int = 6_000, minimumSpread: Double, settling: Int = 8, leftOutAfterLoss: Int = 5,
+    init(window: Int = 6_000, minimumSpread: Double, scatterFloor: Double = 0, settling: Int = 8, leftOutAfterLoss: Int = 5,
          levelOnlyAfterLoss: Int = 20, levelAnswers: Int = 5) {
         self.minimumSpread = minimumSpread
+        self.scatterFloor = scatterFloor.isFinite ? max(0, scatterFloor) : 0
         self.settling = max(1, settling)
         self.leftOutAfterLoss = max(0, leftOutAfterLoss)
         self.levelOnlyAfterLoss = max(0, levelOnlyAfterLoss)
@@ -64,6 +73,8 @@ struct LaneClock {
         differences = references
         stretches = [Int](repeating: 0, count: references.count)
         fitted = [Bool](repeating: true, count: references.count)
+        stretchMeans = [(stretch: Int, x: Double, y: Double)](repeating: (0, 0, 0), count: references.count)
+        residuals = [Double](repeating: 0, count: references.count)
     }
 
     /// Adds one observation and fits the line again.
@@ -138,52 +149,145 @@ struct LaneClock {
     /// The source's rate against the first's, in parts per million (positive: it runs fast).
     var ppm: Double { slope * 1e6 }
 
-    /// One pass, oldest first, with each stretch's sums kept about its running means (Welford's way,
-    /// and about the oldest reference, so months of frames lose no precision).
+    /// The line through the window: fitted once, then again without the answers whose residual is more
+    /// than `outlierScatters` robust scatters (1.4826 × the median absolute residual, at least
+    /// `scatterFloor`) off it. A late answer on a loaded machine (ten milliseconds and more, where the rest
+    /// scatter by a tenth of one) weighs by its distance from the stretch's middle: a handful of them at a
+    /// stretch's end moved the slope of a stalled take's second source by 12 ppm. Fewer than
+    /// `rejectionMinimum` fitted answers: the plain fit.
     private mutating func fit() {
-        let capacity = references.count, oldest = (next - count + capacity) % capacity
-        let base = references[oldest]
+        let first = line(within: nil)
+        var chosen = first
+        if first.fitted >= Self.rejectionMinimum, let threshold = residualThreshold(first) {
+            chosen = line(within: (first, threshold))
+        }
+        spread = chosen.covered
+        isSettled = chosen.fittedSinceBreak >= settling
+        var anchor = chosen.anchor
+        if chosen.fittedSinceBreak < settling, chosen.levelOnlyCount >= levelAnswers {
+            // The line has not settled since the loss: the level is the median of the answers since.
+            anchor = (chosen.levelOnlyCount, chosen.levelOnlyX, placingDifference)
+        }
+        meanReference = anchor.x + chosen.base
+        meanDifference = anchor.y
+        // A line needs observations spread over some audio (ten seconds'); before that, no slope is claimed.
+        slope = count >= 3 && chosen.pooledXX > 0 && spread >= minimumSpread ? chosen.pooledXY / chosen.pooledXX : 0
+    }
+
+    /// Fitted answers below which no answer is left out as late (two seconds of rounds).
+    static let rejectionMinimum = 20
+    /// Robust scatters beyond which an answer is left out of the second fit.
+    static let outlierScatters = 4.0
+
+    /// One fit of the window.
+    private struct Line {
+        var base = 0.0
         var pooledXX = 0.0, pooledXY = 0.0, covered = 0.0
+        var fitted = 0
+        var fittedSinceBreak = 0
+        var anchor = (n: 0, x: 0.0, y: 0.0)
+        var levelOnlyX = 0.0, levelOnlyCount = 0
+        var slope: Double { pooledXX > 0 ? pooledXY / pooledXX : 0 }
+    }
+
+    /// One pass, oldest first, with each stretch's sums kept about its running means (Welford's way,
+    /// and about the oldest reference, so months of frames lose no precision). With `within`, answers
+    /// further than its threshold from that line (each about its own stretch's means there) are left out.
+    /// Each stretch's means are written to `stretchMeans` in order.
+    private mutating func line(within: (line: Line, threshold: Double)?) -> Line {
+        let capacity = references.count, oldest = (next - count + capacity) % capacity
+        var result = Line()
+        result.base = references[oldest]
         var current = (stretch: stretches[oldest], n: 0, x: 0.0, y: 0.0, first: 0.0, last: 0.0)
         var previous: (n: Int, x: Double, y: Double)?
-        // The newest stretch's level-only answers (after a loss): their references' mean, and how many.
-        var levelOnlyX = 0.0, levelOnlyCount = 0
+        var stretchIndex = 0
+        var meanIndex = 0
         for step in 0..<count {
             let index = (oldest + step) % capacity
-            let x = references[index] - base, y = differences[index]
+            let x = references[index] - result.base, y = differences[index]
             guard fitted[index] else {
                 if stretches[index] == stretch {
-                    levelOnlyCount += 1
-                    levelOnlyX += (x - levelOnlyX) / Double(levelOnlyCount)
+                    result.levelOnlyCount += 1
+                    result.levelOnlyX += (x - result.levelOnlyX) / Double(result.levelOnlyCount)
                 }
                 continue
             }
+            if let within {
+                // This answer's stretch in the first fit (stretches come in order, each once).
+                while meanIndex + 1 < stretchCount, stretchMeans[meanIndex].stretch != stretches[index] { meanIndex += 1 }
+                let mean = stretchMeans[meanIndex]
+                if mean.stretch == stretches[index], abs(y - (mean.y + within.line.slope * (x - mean.x))) > within.threshold { continue }
+            }
             if stretches[index] != current.stretch {
-                covered += current.last - current.first
-                previous = (current.n, current.x, current.y)
+                if current.n > 0 {
+                    result.covered += current.last - current.first
+                    previous = (current.n, current.x, current.y)
+                    if within == nil { stretchMeans[stretchIndex] = (current.stretch, current.x, current.y) }
+                    stretchIndex += 1
+                }
                 current = (stretches[index], 0, 0, 0, x, x)
             }
             if current.n == 0 { current.first = x }
             current.n += 1
+            result.fitted += 1
             let dx = x - current.x
             current.x += dx / Double(current.n)
             current.y += (y - current.y) / Double(current.n)
-            pooledXX += dx * (x - current.x)
-            pooledXY += dx * (y - current.y)
+            result.pooledXX += dx * (x - current.x)
+            result.pooledXY += dx * (y - current.y)
             current.last = x
         }
-        covered += current.last - current.first
-        spread = covered
-        let fittedSinceBreak = current.stretch == stretch ? current.n : 0
-        var anchor = current.n >= settling || previous == nil ? (n: current.n, x: current.x, y: current.y) : previous!
-        if fittedSinceBreak < settling, levelOnlyCount >= levelAnswers {
-            // The line has not settled since the loss: the level is the median of the answers since.
-            anchor = (levelOnlyCount, levelOnlyX, placingDifference)
+        if current.n > 0 {
+            result.covered += current.last - current.first
+            if within == nil { stretchMeans[stretchIndex] = (current.stretch, current.x, current.y) }
+            stretchIndex += 1
         }
-        isSettled = fittedSinceBreak >= settling
-        meanReference = anchor.x + base
-        meanDifference = anchor.y
-        // A line needs observations spread over some audio (ten seconds'); before that, no slope is claimed.
-        slope = count >= 3 && pooledXX > 0 && spread >= minimumSpread ? pooledXY / pooledXX : 0
+        if within == nil { stretchCount = stretchIndex }
+        result.fittedSinceBreak = current.stretch == stretch ? current.n : 0
+        result.anchor = current.n >= settling || previous == nil ? (current.n, current.x, current.y) : previous!
+        return result
+    }
+
+    /// `outlierScatters` robust scatters of the first fit's residuals (at least `scatterFloor` frames),
+    /// or nil when every answer is within that already.
+    private mutating func residualThreshold(_ first: Line) -> Double? {
+        let capacity = references.count, oldest = (next - count + capacity) % capacity
+        var taken = 0
+        var meanIndex = 0
+        for step in 0..<count {
+            let index = (oldest + step) % capacity
+            guard fitted[index], stretchCount > 0 else { continue }
+            while meanIndex + 1 < stretchCount, stretchMeans[meanIndex].stretch != stretches[index] { meanIndex += 1 }
+            let mean = stretchMeans[meanIndex]
+            guard mean.stretch == stretches[index] else { continue }
+            residuals[taken] = abs(differences[index] - (mean.y + first.slope * (references[index] - first.base - mean.x)))
+            taken += 1
+        }
+        guard taken >= Self.rejectionMinimum else { return nil }
+        let median = residuals.withUnsafeMutableBufferPointer { Self.select(taken / 2, in: $0.baseAddress!, count: taken) }
+        let threshold = max(scatterFloor, Self.outlierScatters * 1.4826 * median)
+        var largest = 0.0
+        for index in 0..<taken { largest = max(largest, residuals[index]) }
+        return largest > threshold ? threshold : nil
+    }
+
+    /// The `k`-th smallest of `count` values (reordering them): Hoare's selection, no allocation.
+    private static func select(_ k: Int, in values: UnsafeMutablePointer<Double>, count: Int) -> Double {
+        var low = 0, high = count - 1
+        while low < high {
+            let pivot = values[(low + high) / 2]
+            var i = low, j = high
+            while i <= j {
+                while values[i] < pivot { i += 1 }
+                while values[j] > pivot { j -= 1 }
+                if i <= j {
+                    (values[i], values[j]) = (values[j], values[i])
+                    i += 1
+                    j -= 1
+                }
+            }
+            if k <= j { high = j } else if k >= i { low = i } else { return values[k] }
+        }
+        return values[k]
     }
 }

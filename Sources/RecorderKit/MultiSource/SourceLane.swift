@@ -81,7 +81,8 @@ final class SourceLane: CallbackTarget {
         ready = FrameRing(capacityFrames: lagLimit + 2 * chunkFrames + 1_024, bytesPerFrame: format.bytesPerFrame)
         history = FrameRing(capacityFrames: 2_048, bytesPerFrame: format.bytesPerFrame)
         setAside = FrameRing(capacityFrames: lagLimit, bytesPerFrame: format.bytesPerFrame)
-        clock = LaneClock(minimumSpread: 10 * Double(format.sampleRate))
+        // Answers scatter by a tenth of a millisecond idle: a quarter of one is the least an outlier is.
+        clock = LaneClock(minimumSpread: 10 * Double(format.sampleRate), scatterFloor: 0.000_25 * Double(format.sampleRate))
         deadband = Double(format.sampleRate) * 0.000_5
         bytes = .allocate(byteCount: 2 * (chunkFrames * 2 + 1_024) * format.bytesPerFrame, alignment: 16)
         history0 = .allocate(byteCount: 2_048 * format.bytesPerFrame, alignment: 16)
