@@ -250,6 +250,10 @@ final class CaptureStream: CallbackTarget, @unchecked Sendable {
     func dataArrived(_ stream: OpaquePointer?) {
         guard let stream else { return }
         let now = monotonicNanoseconds()
+        if watch.stoodStill(at: now) {
+            // The first data after this process stood still: the wake, before any of it is read.
+            watch.ticked(at: now, tail: consumedBytes + max(0, Int64(pa_stream_readable_size(stream))))
+        }
         lastDataAt.store(now, ordering: .relaxed)
         arrivalFrame = arrivedFrames(.inCallback)
         arrivalTime = now

@@ -133,16 +133,19 @@ struct ServerWatch {
         followClosely || wokeUp ? Self.closeIntervalMicroseconds : Self.intervalMicroseconds
     }
 
-    /// The timer fired at `now` (CLOCK_MONOTONIC ns): half a second late or more is a wake-up. `tail`:
-    /// where the data received so far ends (taken, plus what libpulse holds), stream bytes.
+    /// The timer fired at `now` (CLOCK_MONOTONIC ns), or the first data after this process stood still
+    /// came (`stoodStill`): half a second late or more is a wake-up. `tail`: where the data received so
+    /// far ends (taken, plus what libpulse holds), stream bytes.
     mutating func ticked(at now: Int64, tail: Int64) {
         let expected = Int64(nextTickMicroseconds) * 1000
         if lastTick > 0, now - lastTick > expected + 500_000_000 {
             wokeUp = true
             lateBy = max(lateBy, now - lastTick - expected)
             if anchor != nil, lateBy >= queueNanoseconds {
-                // Stood still longer than the server holds: its queue filled and it refused data. Timers
-                // run before libpulse reads the socket again, so `tail` is what came before the stop; the
+                // Stood still longer than the server holds: its queue filled and it refused data. This runs
+                // before anything since the wake is read (the timer, or the data path if it comes first),
+                // and what the server sends first is the head of its full queue, so `tail` is what came
+                // before the stop (and a block of that queue at most); the
                 // server had sent at least that (and at least its data at the last answer, less what it
                 // held then), and held a whole queue more. Reading stops short of there until the answer
                 // places the loss, so audio the server takes after the wake is never read before the silence.
@@ -152,6 +155,16 @@ struct ServerWatch {
             }
         }
         lastTick = now
+    }
+
+    /// True when `now` is so long after the last tick that this process must have stood still (its timer
+    /// did not run). The data path asks before it reads: if the mainloop was stopped in the middle of an
+    /// iteration, it reads the socket again before its timers run, and the server takes data again from
+    /// then; so the wake is marked (`ticked`) and the hold set before that first read, not when the
+    /// timer fires after it (once 150 ms later, beside a loaded machine's tests: the silence then went
+    /// after audio taken since the wake, and a click before the loss was missing).
+    func stoodStill(at now: Int64) -> Bool {
+        lastTick > 0 && now - lastTick > Int64(nextTickMicroseconds) * 1000 + 500_000_000
     }
 
     /// A timing request goes out now.
