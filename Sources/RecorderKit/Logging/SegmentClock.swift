@@ -24,6 +24,7 @@ public struct SegmentClock: Sendable, Hashable {
 
     /// Seconds between boundaries; divides 86 400.
     public let period: Int
+    /// Where the time of day is read: the process's zone or UTC.
     public let zone: Zone
 
     /// Nil unless `seconds` is a whole number of seconds that divides a day (1, 2, … 30 s, 1, 2, … 30 min,
