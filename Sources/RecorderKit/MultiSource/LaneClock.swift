@@ -213,9 +213,7 @@ struct LaneClock {
                 continue
             }
             if let within {
-                // This answer's stretch in the first fit (stretches come in order, each once).
-                while meanIndex + 1 < stretchCount, stretchMeans[meanIndex].stretch != stretches[index] { meanIndex += 1 }
-                let mean = stretchMeans[meanIndex]
+                let mean = firstFitMean(of: stretches[index], from: &meanIndex)
                 if mean.stretch == stretches[index], abs(y - (mean.y + within.line.slope * (x - mean.x))) > within.threshold { continue }
             }
             if stretches[index] != current.stretch {
@@ -248,6 +246,13 @@ struct LaneClock {
         return result
     }
 
+    /// The first fit's means of `stretch`, looked for from `index` on (stretches come in order, each once,
+    /// so a pass over the window moves `index` forward only); another stretch's when it had none.
+    private func firstFitMean(of stretch: Int, from index: inout Int) -> (stretch: Int, x: Double, y: Double) {
+        while index + 1 < stretchCount, stretchMeans[index].stretch != stretch { index += 1 }
+        return stretchMeans[index]
+    }
+
     /// `outlierScatters` robust scatters of the first fit's residuals (at least `scatterFloor` frames),
     /// or nil when every answer is within that already.
     private mutating func residualThreshold(_ first: Line) -> Double? {
@@ -257,8 +262,7 @@ struct LaneClock {
         for step in 0..<count {
             let index = (oldest + step) % capacity
             guard fitted[index], stretchCount > 0 else { continue }
-            while meanIndex + 1 < stretchCount, stretchMeans[meanIndex].stretch != stretches[index] { meanIndex += 1 }
-            let mean = stretchMeans[meanIndex]
+            let mean = firstFitMean(of: stretches[index], from: &meanIndex)
             guard mean.stretch == stretches[index] else { continue }
             residuals[taken] = abs(differences[index] - (mean.y + first.slope * (references[index] - first.base - mean.x)))
             taken += 1
