@@ -62,6 +62,14 @@ package struct Record: AsyncParsableCommand {
     @Option(name: .customLong("max-file-size"), parsing: .unconditional, help: "Split the recording: no file larger than this many bytes (suffix k, M or G: KiB, MiB, GiB). AIFF and AU files are split at 4 GiB anyway; WAV becomes RF64.")
     var maxFileSize: String?
 
+    @Option(name: .customLong("segment"), parsing: .unconditional, help: ArgumentHelp(
+        "A logger's files: cut the take where the wall clock crosses each multiple of this period since midnight (10s, 15m, 1h: a period that divides a day), each file named by OUTPUT's strftime fields read at its start, e.g. '%Y/%m/%d/%H%M%S.flac' (folders are made).",
+        valueName: "period"))
+    var segment: String?
+
+    @Flag(name: .customLong("utc"), help: "With --segment: the boundaries and the names' fields in UTC, not the local time zone (TZ).")
+    var utc = false
+
     @Option(name: .customLong("start-at"), parsing: .unconditional, help: ArgumentHelp(
         "Begin the take with the frame captured at this time: +SECONDS from now, or a clock time today, HH:MM or HH:MM:SS. Capture and the levels run meanwhile.",
         valueName: "time"))
@@ -174,9 +182,36 @@ package struct Record: AsyncParsableCommand {
             throw ValidationError("invalid --max-file-time \(maxFileTime): use a number of seconds from one frame "
                                   + "(1/\(capture.rate) s) up to \(StreamFormat.maxFrameCount / Int64(max(capture.rate, 1))) s")
         }
+        try validateSegments()
         if let maxFileSize, Self.bytes(maxFileSize) == nil {
             throw ValidationError("invalid --max-file-size '\(maxFileSize)': use a number of bytes, e.g. 1000000, 640k, 100M or 2G")
         }
+    }
+
+    /// --segment and what it cannot go with.
+    private func validateSegments() throws {
+        guard let segment else {
+            if utc { throw ValidationError("--utc goes with --segment: give the files' period, e.g. --segment 1h --utc") }
+            return
+        }
+        guard let seconds = Self.period(segment), SegmentClock(period: seconds, zone: .utc) != nil else {
+            throw ValidationError("invalid --segment '\(segment)': use a period that divides a day, e.g. 10s, 15m, 30m, 1h, 6h or 24h")
+        }
+        let others: [(Bool, String)] = [(output == "-", "-"), (maxFileTime != nil, "--max-file-time"), (maxFileSize != nil, "--max-file-size"),
+                                        (startAbove != nil, "--start-above"), (startAt != nil, "--start-at"), (preRoll != 0, "--pre-roll"),
+                                        (splitSources, "--split-sources")]
+        for (given, name) in others where given {
+            throw ValidationError(name == "-" ? "--segment writes files: give a name pattern, e.g. '%Y/%m/%d/%H%M%S.flac', not -"
+                                  : "--segment cannot be combined with \(name): its files start at once and end on the clock")
+        }
+    }
+
+    /// "10", "10s", "15m", "15min", "1h": seconds; nil if malformed.
+    static func period(_ text: String) -> Double? {
+        let units: [(String, Double)] = [("min", 60), ("s", 1), ("m", 60), ("h", 3_600)]
+        let (digits, multiplier) = units.first { text.hasSuffix($0.0) }.map { (text.dropLast($0.0.count), $0.1) } ?? (Substring(text), 1)
+        guard !digits.isEmpty, digits.allSatisfy(\.isNumber), let value = Double(digits), value.isFinite else { return nil }
+        return value * multiplier
     }
 
     /// The keys line, with the take's marks when the files have a take sheet.
@@ -247,7 +282,9 @@ package struct Record: AsyncParsableCommand {
         let fileStart: Int64
         let trigger = startAbove.map { SoundTrigger(startAbove: $0, stopBelow: stopBelow, hang: hang, oneFile: oneFile) }
         do {
-            if let trigger {
+            if let segment, let seconds = Self.period(segment), let clock = SegmentClock(period: seconds, zone: utc ? .utc : .local) {
+                fileStart = try recorder.record(toSegments: output, every: clock, overwrite: force, frameLimit: limit, fileType: type)
+            } else if let trigger {
                 fileStart = try recorder.record(to: output, trigger: trigger, preRoll: preRoll, overwrite: force,
                                                 frameLimit: limit)
             } else {

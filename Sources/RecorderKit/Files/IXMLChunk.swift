@@ -23,6 +23,10 @@ struct IXMLFacts: Sendable, Hashable {
     /// Takes before this file's in its recording (a sound-activated recording's later takes): added to
     /// the metadata's TAKE, so each take counts on.
     var takeOffset = 0
+    /// A take split on the clock: the boundary (Unix seconds) the file starts at, and how many frames
+    /// after the frame captured then its first frame is (0 unless the cut came late).
+    var segmentBoundary: Double?
+    var segmentLateFrames: Int64 = 0
 }
 
 enum IXMLChunk {
@@ -92,6 +96,12 @@ enum IXMLChunk {
         add("SYNC_POINT_EVENT_DURATION", "0", indent: 6)
         lines.append("    </SYNC_POINT>")
         lines.append("  </SYNC_POINT_LIST>")
+        // A file of a take split on the clock: the boundary it starts at (UTC) and how far after the frame
+        // captured then its first frame is (0 unless its cut came late), as the logger's own fields.
+        if let boundary = facts.segmentBoundary,
+           let stamp = SegmentNames(pattern: "%Y-%m-%dT%H:%M:%SZ", zone: .utc).name(at: boundary) {
+            add("USER", "SEGMENT_BOUNDARY=\(stamp); SEGMENT_LATE_SAMPLES=\(facts.segmentLateFrames)")
+        }
         lines.append("</BWFXML>")
         return lines.joined(separator: "\n") + "\n"
     }

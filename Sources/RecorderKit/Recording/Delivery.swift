@@ -272,6 +272,7 @@ final class Delivery: WorkerBody {
         // The file before the readings and the handler: a handler that stops the recording has its buffer
         // in the file, and a reader that sees a failed write's buffer already sees the recording ended.
         if let session = state.session, recording != nil {
+            placeCut(session)
             var step = RecordingState.TakeStep.none
             if recording?.isTriggered == true {
                 (recording, step) = listen(session, range: startFrame..<endFrame)
@@ -295,6 +296,20 @@ final class Delivery: WorkerBody {
         if let handler = inputHandler.withLock({ $0 }) {
             handler.call(CapturedBuffer(startFrame: startFrame, frameCount: frameCount, format: format, bytes: bytes))
         }
+    }
+
+    /// A take split on the clock: once the wall clock has passed the current file's boundary, the file's
+    /// end goes at the frame captured then, reckoned by the capture timing (CLOCK_REALTIME's boundary as
+    /// CLOCK_MONOTONIC now, less the time since it). Before this buffer is written: every frame captured
+    /// after the boundary arrives after it.
+    func placeCut(_ session: FileSession) {
+        guard let cuts = session.cuts else { return }
+        let monotonic = monotonicNanoseconds(), now = realtimeSeconds()
+        guard let boundary = cuts.due(now: now) else { return }
+        let since = min(now - boundary, 1e6)
+        let captured = monotonic - Int64((since * 1e9).rounded())
+        let frame = capture.withLock { capture.frameCaptured(at: captured, $0) }
+        session.cuts?.place(frame: frame, boundary: boundary)
     }
 
     /// A sound-activated recording hears the buffer `range` before it is written (see

@@ -58,13 +58,18 @@ final class FileSession: @unchecked Sendable {
     private(set) var peakFailure: RecorderError?
     /// The frames just written, as floats, for the loudness and the peaks.
     private var decoded: [Float] = []
+    /// A take split on the clock: where the current file ends (set by the delivery thread), and the
+    /// wall-clock time of the current file's first frame (its boundary, by the capture timing).
+    var cuts: ClockCuts?
+    private var segmentTime: Double?
 
     /// `writer` was made with `firstFile`'s chunks (`FileSession.firstFile`).
     init(writer: SoundFileWriter, firstFile: IXMLFacts, format: StreamFormat, overwrite: Bool, startFrame: Int64,
          maxFramesPerFile: Int64?, maxBytesPerFile: Int64?, baseName: String? = nil,
          metadata: RecordingMetadata, currentMetadata: @escaping @Sendable () -> RecordingMetadata,
-         clock: FrameClock, preRollFrames: Int64, peakData: PeakFormat? = nil) {
+         clock: FrameClock, preRollFrames: Int64, peakData: PeakFormat? = nil, cuts: ClockCuts? = nil) {
         self.peakData = peakData
+        self.cuts = cuts
         self.writer = writer
         self.metadata = metadata
         self.currentMetadata = currentMetadata
@@ -140,10 +145,25 @@ final class FileSession: @unchecked Sendable {
             let reserve = maxBytesPerFile == nil ? 0
                 : MarkerChunk.maxByteCount(type: writer.fileType, markers: gaps.count > markedGaps ? markers + gapMarkers() : markers,
                                          from: framesBefore)
-            let room = Self.limit(of: writer, maxFrames: maxFramesPerFile, maxBytes: maxBytesPerFile.map { $0 - reserve },
+            var room = Self.limit(of: writer, maxFrames: maxFramesPerFile, maxBytes: maxBytesPerFile.map { $0 - reserve },
                                   bytesPerFrame: bytesPerFrame) - writer.framesWritten
+            let frame = startFrame + Int64(offset / bytesPerFrame)
+            if let cut = cuts?.cut {
+                // On the clock: the file ends at the frame captured at its boundary (or here, if that frame
+                // was written already: the next file's sheet says how late).
+                if frame >= cut.frame, writer.framesWritten > 0 {
+                    try nextSegment(boundary: cut.boundary, lateFrames: frame - cut.frame, markers: markers)
+                    cuts?.made()
+                    started(writer.path, offset / bytesPerFrame)
+                    continue
+                }
+                // (A cut at or before the file's first frame, which a reckoning off by more than the file's
+                // age would give, is no cut: the file runs on to the next boundary.)
+                if frame >= cut.frame { cuts?.made() } else { room = min(room, cut.frame - frame) }
+            }
             if room <= 0 {
-                try nextFile(markers: markers)
+                // (On the clock, the container's own limit numbers the segment's name: `0100-002.flac`.)
+                try nextFile(markers: markers, path: cuts == nil ? nil : freeName(writer.path))
                 started(writer.path, offset / bytesPerFrame)
                 continue
             }
@@ -163,8 +183,9 @@ final class FileSession: @unchecked Sendable {
 
     /// The next numbered file: the same take's next file, or with `newTake` the first of a new take (a
     /// sound-activated recording's), a file set of its own whose TAKE counts on.
-    func nextFile(markers: [PendingMarker], newTake: Bool = false) throws(RecorderError) {
-        let path = FileType.numberedPath(baseName, files.count + 1)
+    func nextFile(markers: [PendingMarker], newTake: Bool = false, path named: String? = nil,
+                  segment: (boundary: Double, lateFrames: Int64)? = nil) throws(RecorderError) {
+        let path = named ?? FileType.numberedPath(baseName, files.count + 1)
         guard !writer.isStandardOutput && !writer.isDevice else {
             throw RecorderError(.writeFailed,
                 "\(writer.isDevice ? "'\(writer.path)'" : "standard output") is full at \(writer.framesWritten) frames: a \(writer.fileType.rawValue.uppercased()) "
@@ -181,7 +202,9 @@ final class FileSession: @unchecked Sendable {
         }
         facts.totalFiles = facts.fileIndex
         facts.preRecordFrames = 0
-        let now = realtimeSeconds()
+        facts.segmentBoundary = segment?.boundary
+        facts.segmentLateFrames = segment?.lateFrames ?? 0
+        let now = segment.map { $0.boundary + Double($0.lateFrames) / Double(format.sampleRate) } ?? realtimeSeconds()
         facts.timeReference = Self.timeReference(at: now, sampleRate: format.sampleRate)
         let next = try SoundFileWriter(path: path, format: format, overwrite: overwrite,
                                        maxFramesPerWrite: writer.maxFramesPerWrite, fileType: writer.fileType,
@@ -189,12 +212,36 @@ final class FileSession: @unchecked Sendable {
                                        broadcast: metadata.broadcastInfo(firstFrameTime: now, sampleRate: format.sampleRate),
                                        ixml: metadata.ixmlDocument(facts))
         closeFile(markers: markers, last: false)
+        segmentTime = segment == nil ? nil : now
         sheets.append(facts)
         sheetRoom.append(next.ixmlReserved)
         framesBefore += writer.framesWritten
         writer = next
         files.append(path)
         openPeaks()
+    }
+
+    /// The next file of a take split on the clock: named for `boundary` (numbered if that name is taken),
+    /// its folders made, its first frame `lateFrames` after the one captured at the boundary.
+    private func nextSegment(boundary: Double, lateFrames: Int64, markers: [PendingMarker]) throws(RecorderError) {
+        guard let cuts else { return }
+        let named = cuts.names.isTimed ? cuts.names.name(at: boundary) : nil
+        let path = freeName(named ?? FileType.numberedPath(baseName, files.count + 1))
+        try SegmentNames.makeFolders(for: path)
+        try nextFile(markers: markers, path: path, segment: (boundary, lateFrames))
+    }
+
+    /// `path`, or if a file of this take has it (or, without `overwrite`, any file), its first numbered
+    /// form that is free (`name-002.ext`, …).
+    func freeName(_ path: String) -> String {
+        func taken(_ candidate: String) -> Bool {
+            files.contains(candidate) || (!overwrite && access(candidate, F_OK) == 0)
+        }
+        guard taken(path) else { return path }
+        for number in 2...9_999 where !taken(FileType.numberedPath(path, number)) {
+            return FileType.numberedPath(path, number)
+        }
+        return FileType.numberedPath(path, 10_000)
     }
 
     /// Closes the current file with the markers that fall in it: from its first frame up to, not
@@ -240,7 +287,7 @@ final class FileSession: @unchecked Sendable {
         fileFirstFrame = firstFrame
         guard let current = writer.broadcastInfo else { return }
         var info = BroadcastInfo(description: current.description, originator: current.originator,
-                                 firstFrameTime: clock.seconds(at: firstFrame), sampleRate: format.sampleRate)
+                                 firstFrameTime: segmentTime ?? clock.seconds(at: firstFrame), sampleRate: format.sampleRate)
         info.originatorReference = current.originatorReference
         writer.setBroadcastInfo(info)
         // A multitrack take's bext holds no loudness (`MeterLimits.programmeChannelCounts`: not set).
@@ -292,7 +339,7 @@ final class FileSession: @unchecked Sendable {
     private func fillSheet(preRecordFrames: Int64) {
         guard metadata.ixml, writer.ixmlReserved > 0, var facts = sheets.last else { return }
         if let first = fileFirstFrame {
-            facts.timeReference = Self.timeReference(at: clock.seconds(at: first), sampleRate: format.sampleRate)
+            facts.timeReference = Self.timeReference(at: segmentTime ?? clock.seconds(at: first), sampleRate: format.sampleRate)
         }
         facts.preRecordFrames = max(0, preRecordFrames)
         facts.totalFiles = filesInFamily(facts.familyUID)
@@ -304,9 +351,11 @@ final class FileSession: @unchecked Sendable {
     /// The files of the take whose file set is `family`, so far.
     private func filesInFamily(_ family: String) -> Int { sheets.count { $0.familyUID == family } }
 
-    /// Once the recording has ended: every file of a split take says how many files its take has.
+    /// Once the recording has ended: every file of a split take says how many files its take has. Not a
+    /// take cut on the clock: a logger's files are complete when closed (handed on, uploaded, removed),
+    /// and each says how many files its set had then.
     func completeFileSet() {
-        guard metadata.ixml, files.count > 1 else { return }
+        guard metadata.ixml, files.count > 1, cuts == nil else { return }
         let latest = currentMetadata()
         for index in files.indices where sheets[index].totalFiles != filesInFamily(sheets[index].familyUID) && sheetRoom[index] > 0 {
             var facts = sheets[index]

@@ -89,9 +89,57 @@ extension Recorder {
                                   maxFramesPerFile: nil, maxBytesPerFile: nil, trigger: trigger, fileType: nil)
     }
 
+    /// Records into files cut on the wall clock, as a logger's: the first from now to the clock's next
+    /// boundary, then one per period (`SegmentClock`), each named from `pattern` (strftime(3), read at
+    /// its start in the clock's zone, e.g. `%Y/%m/%d/%H%M%S.flac`; folders are made as needed; see
+    /// `SegmentNames` for a pattern without fields and for names already taken).
+    ///
+    /// Each file ends at the frame captured when the wall clock passed its boundary, reckoned from the
+    /// capture timing (the last data's arrival, at the sample rate: within a fragment and the source's
+    /// latency), and the next begins with the frame after it: every frame is in exactly one file. Each
+    /// file is complete on its own: its bext TimeReference is its boundary's time of day, and its iXML
+    /// has the take's FAMILY_UID, its place in the set (FILE_SET_INDEX, TOTAL_FILES as far as then
+    /// known: closed files are not rewritten when later ones come), and the boundary it starts at with
+    /// how late its cut came (`USER`: `SEGMENT_BOUNDARY`, `SEGMENT_LATE_SAMPLES`). The events report
+    /// each file as it starts (`fileStarted`); `RecordingSummary.files` lists them.
+    ///
+    /// The clock is CLOCK_REALTIME as it reads: stepped forward past boundaries, the file ends at once
+    /// and the next is named for the last boundary passed; stepped back, the file runs on until the
+    /// clock reaches its boundary again.
+    ///
+    /// Threads: as `record(to:)`.
+    /// - Parameters:
+    ///   - pattern: the files' names (strftime(3) fields, read in `clock.zone`).
+    ///   - clock: where the files are cut (`SegmentClock(period:zone:)`).
+    ///   - overwrite: replace existing files not written by this take (without it, a name taken is numbered).
+    ///   - frameLimit: stop by itself after this many frames, all files together.
+    ///   - fileType: the container, when the extension does not say it.
+    /// - Returns: the recorder frame position of the first file's first frame.
+    @discardableResult
+    public func record(toSegments pattern: String, every clock: SegmentClock, overwrite: Bool = false,
+                       frameLimit: Int64? = nil, fileType: FileType? = nil) throws(RecorderError) -> Int64 {
+        guard pattern != "-" else {
+            throw RecorderError(.invalidFormat, "cannot cut a recording to standard output on the clock: each part is a file; give a name pattern")
+        }
+        let names = SegmentNames(pattern: pattern, zone: clock.zone)
+        let now = realtimeSeconds()
+        guard let first = names.isTimed ? names.name(at: now) : pattern, !first.isEmpty else {
+            throw RecorderError(.invalidFormat,
+                "the name pattern '\(pattern)' gives no file name: use strftime(3) fields in a path, e.g. %Y/%m/%d/%H%M%S.flac")
+        }
+        var path = first
+        if !overwrite, access(path, F_OK) == 0 {
+            path = (2...9_999).lazy.map { FileType.numberedPath(first, $0) }.first { access($0, F_OK) != 0 } ?? FileType.numberedPath(first, 10_000)
+        }
+        try SegmentNames.makeFolders(for: path)
+        return try startRecording(to: path, overwrite: overwrite, frameLimit: frameLimit, preRoll: 0, startingAt: nil,
+                                  maxFramesPerFile: nil, maxBytesPerFile: nil, trigger: nil, fileType: fileType,
+                                  cuts: ClockCuts(clock: clock, names: names, start: now))
+    }
+
     private func startRecording(to path: String, overwrite: Bool, frameLimit: Int64?, preRoll: Double,
                                 startingAt time: Double?, maxFramesPerFile: Int64?, maxBytesPerFile: Int64?,
-                                trigger: SoundTrigger?, fileType: FileType?) throws(RecorderError) -> Int64 {
+                                trigger: SoundTrigger?, fileType: FileType?, cuts: ClockCuts? = nil) throws(RecorderError) -> Int64 {
         if path == "-" && (maxFramesPerFile != nil || maxBytesPerFile != nil) {
             throw RecorderError(.invalidFormat,
                 "cannot split a recording to standard output into numbered files; give a file name to split")
@@ -149,7 +197,7 @@ extension Recorder {
             }
             // A take that may go on in numbered files (a split at a limit, the container's own limit, the
             // takes of a trigger) must be able to name them: checked now, not when the second file is due.
-            let splits = maxFramesPerFile != nil || maxBytesPerFile != nil || trigger.map { !$0.oneFile } == true
+            let splits = maxFramesPerFile != nil || maxBytesPerFile != nil || trigger.map { !$0.oneFile } == true || cuts != nil
                 || writer.frameCapacity < StreamFormat.maxFrameCount
             if splits && !writer.isStandardOutput && !writer.isDevice, let refusal = Self.unnameable(FileType.numberedPath(path, 9_999)) {
                 writer.close()
@@ -193,7 +241,7 @@ extension Recorder {
                                                                   reports: capture.sourceReports(sampleRate: format.sampleRate), closing: true)
                                           },
                                           clock: clock, preRollFrames: trigger == nil ? max(0, asked - start) : 0,
-                                          peakData: lifecycle.peakData)
+                                          peakData: lifecycle.peakData, cuts: cuts)
                 delivery.worker.submit(.record(session)) { control in
                     control.recordingNumber += 1
                     session.number = control.recordingNumber
