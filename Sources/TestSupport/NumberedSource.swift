@@ -46,6 +46,8 @@ public final class NumberedSource: @unchecked Sendable {
         let stopping = Atomic<Bool>(false)
         let fed = Atomic<Int64>(0)
         let lateNanoseconds = Atomic<Int64>(0)
+        /// Each write: the frames fed once it returned, and when (CLOCK_REALTIME seconds).
+        let writes = Mutex<[(fed: Int64, time: Double)]>([])
         let finished = DispatchSemaphore(value: 0)
     }
 
@@ -86,6 +88,25 @@ public final class NumberedSource: @unchecked Sendable {
 
     /// How late (seconds) the feed ever woke past its 5 ms sleep: under 0.1 s the source never ran dry.
     public var worstLateness: Double { Double(state.lateNanoseconds.load(ordering: .relaxed)) / 1e9 }
+
+    /// When (CLOCK_REALTIME seconds) frame `n` of the feed went into the FIFO: the end of the write that
+    /// carried it. The server's pipe source reads what is there as it comes, so it captured the frame
+    /// then (to its poll's wake-up). Nil for a frame not fed yet.
+    public func writeTime(ofFrame n: Int64) -> Double? {
+        state.writes.withLock { writes in
+            var low = 0, high = writes.count
+            while low < high {
+                let middle = (low + high) / 2
+                if writes[middle].fed <= n { low = middle + 1 } else { high = middle }
+            }
+            return low < writes.count ? writes[low].time : nil
+        }
+    }
+
+    /// The frame of the feed written last at or before `time` (CLOCK_REALTIME seconds), nil before the first write.
+    public func frameFed(at time: Double) -> Int64? {
+        state.writes.withLock { writes in writes.last { $0.time <= time }.map { $0.fed - 1 } }
+    }
 
     /// Writes the sequence at real time, `lead` frames ahead of the clock, until told to stop or the
     /// server goes (the write fails: SIGPIPE is blocked on this thread, so it returns EPIPE instead).
@@ -132,6 +153,10 @@ public final class NumberedSource: @unchecked Sendable {
             guard complete else { return }
             written += Int64(count)
             state.fed.store(written, ordering: .relaxed)
+            var wall = timespec()
+            clock_gettime(CLOCK_REALTIME, &wall)
+            let fed = written
+            state.writes.withLock { $0.append((fed, Double(wall.tv_sec) + Double(wall.tv_nsec) / 1e9)) }
         }
     }
 
@@ -182,7 +207,7 @@ public final class NumberedSource: @unchecked Sendable {
 
     /// How far a gap marker's length (to the millisecond) may be from the frames it stands for: half a
     /// millisecond, rounded up.
-    static func markerSlack(sampleRate: Int) -> Int { sampleRate / 2_000 + 1 }
+    public static func markerSlack(sampleRate: Int) -> Int { sampleRate / 2_000 + 1 }
 
     /// `countSlack`: how far a gap's stated length may be from the frames missing (0: exactly; a file
     /// marker's milliseconds, half of one).

@@ -76,10 +76,9 @@ final class CaptureStream: CallbackTarget, @unchecked Sendable {
     var watchOperation: OpaquePointer?
     /// The source resumed; reported after the next answer has placed the suspension's silence.
     var resumeToReport = false
-    /// At the last read callback: the timeline frame up to which data had arrived, and when
-    /// (CLOCK_MONOTONIC ns). The frame captured at a given time is reckoned from it.
-    var arrivalFrame: Int64 = 0
-    var arrivalTime: Int64 = 0
+    /// At each read callback, the timeline frame up to which data had arrived and when: the frame
+    /// captured at a given time is reckoned from the most prompt of the last seconds' arrivals.
+    var arrivals: ArrivalLine
 
     /// Frames lost in capture since the start (written as silence).
     let droppedFrames: FrameCounter
@@ -139,6 +138,7 @@ final class CaptureStream: CallbackTarget, @unchecked Sendable {
         serverName = connection.serverName
         sourceName = opened.1
         watch = ServerWatch(format: format, fragmentBytes: fragmentBytes)
+        arrivals = ArrivalLine(sampleRate: format.sampleRate)
         connection.withLock { lock in
             wake = MainloopWake(on: connection, userdata: userdata, lock) { api, event, userdata in
                 MainloopWake.settle(api, event)
@@ -255,8 +255,7 @@ final class CaptureStream: CallbackTarget, @unchecked Sendable {
             watch.ticked(at: now, tail: consumedBytes + max(0, Int64(pa_stream_readable_size(stream))))
         }
         lastDataAt.store(now, ordering: .relaxed)
-        arrivalFrame = arrivedFrames(.inCallback)
-        arrivalTime = now
+        arrivals.arrived(frame: arrivedFrames(.inCallback), at: now)
         readAvailable(stream)
         if drainWaiting { dataReady.post() }
         listener?.captureDidRead(self)
@@ -328,12 +327,13 @@ final class CaptureStream: CallbackTarget, @unchecked Sendable {
     }
 
     /// The timeline frame captured at `time` (CLOCK_MONOTONIC ns): reckoned at the sample rate from
-    /// the last arrival of data, whose last frame was captured just before it was sent (a fragment
-    /// arrives when it is full), so within the source's latency plus a fragment's scheduling. Before
-    /// any data has arrived, from the capture position now.
+    /// the arrivals of data (`ArrivalLine`: the most prompt of the last seconds'), whose last frame was
+    /// captured just before it was sent (a fragment arrives when it is full), so within the source's
+    /// latency plus a fragment's scheduling. Before any data has arrived, from the capture position now.
     func frameCaptured(at time: Int64, _ lock: MainloopLock) -> Int64 {
-        let (frame, when) = arrivalTime > 0 ? (arrivalFrame, arrivalTime) : (filler.framePosition, monotonicNanoseconds())
-        return frame + Int64((Double(time - when) * Double(format.sampleRate) / 1e9).rounded())
+        if let frame = arrivals.frame(at: time) { return frame }
+        let seconds = Double(time - monotonicNanoseconds()) / 1e9
+        return filler.framePosition + Int64((min(max(seconds, -1e9), 1e9) * Double(format.sampleRate)).rounded())
     }
 
     // MARK: Loss and reconnection
