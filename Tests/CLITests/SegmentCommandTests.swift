@@ -6,6 +6,23 @@ import RecorderKit
 import Testing
 import TestSupport
 
+/// A logger's files joined in order: every number of the feed once (a loss the recorder counted is
+/// silence of its length with a gap marker in its file). Returns the samples and each file's frames.
+func checkJoined(_ files: [String], from source: NumberedSource) async throws -> (samples: [Int16], lengths: [Int]) {
+    var joined: [Int16] = [], gaps: [(frame: Int, count: Int)] = [], lengths: [Int] = []
+    for path in files {
+        let contents = try readSoundFile(path)
+        #expect(contents.sampleRate == NumberedSource.sampleRate && contents.channels == 1, "\(path)")
+        let markers = try FileAnalysis.analyze(path: path).markers
+        gaps += NumberedSource.markedGaps(markers, sampleRate: contents.sampleRate).map { ($0.frame + joined.count, $0.count) }
+        joined += contents.samples
+        lengths.append(contents.frames)
+    }
+    let check = try await source.check(joined, gaps: gaps, countSlack: NumberedSource.markerSlack(sampleRate: NumberedSource.sampleRate))
+    #expect(check.lostUncounted == 0, "\(check)")
+    return (joined, lengths)
+}
+
 @Suite(.timeLimit(.minutes(3)))
 struct SegmentCommandTests {
     /// `OUTPUT` with `%Y%m%d/%H%M%S` in UTC, read back as a Unix time.
@@ -45,21 +62,13 @@ struct SegmentCommandTests {
             let files = try FileManager.default.subpathsOfDirectory(atPath: directory + "/log")
                 .filter { $0.hasSuffix(".wav") }.sorted().map { directory + "/log/" + $0 }
             #expect((14...15).contains(files.count), "\(files)")
-            #expect(started == Array(files.dropFirst()), "each file after the first is reported as it starts")
+            // Each file after the first is reported as it starts (and the first too, when the take began so
+            // near a boundary that the first file was made again under its name).
+            #expect(Set(files.dropFirst()).isSubset(of: started) && Set(started).isSubset(of: files), "\(started) \(files)")
 
             // Every number once, in order, across the files joined.
-            var joined: [Int16] = [], gaps: [(frame: Int, count: Int)] = [], lengths: [Int] = []
-            for path in files {
-                let contents = try readSoundFile(path)
-                #expect(contents.sampleRate == NumberedSource.sampleRate && contents.channels == 1)
-                let markers = try FileAnalysis.analyze(path: path).markers
-                gaps += NumberedSource.markedGaps(markers, sampleRate: contents.sampleRate).map { ($0.frame + joined.count, $0.count) }
-                joined += contents.samples
-                lengths.append(contents.frames)
-            }
+            let (joined, lengths) = try await checkJoined(files, from: source)
             #expect(joined.count == 13 * 44_100 + 22_050, "13.5 s in all")
-            let check = try await source.check(joined, gaps: gaps, countSlack: NumberedSource.markerSlack(sampleRate: 44_100))
-            #expect(check.lostUncounted == 0, "\(check)")
             func number(_ sample: Int16) -> Int? { sample == 0 ? nil : Int(UInt16(bitPattern: sample)) - 1 }
             var start = 0
             var late: [Double] = []

@@ -151,15 +151,18 @@ final class FileSession: @unchecked Sendable {
             if let cut = cuts?.cut {
                 // On the clock: the file ends at the frame captured at its boundary (or here, if that frame
                 // was written already: the next file's sheet says how late).
-                if frame >= cut.frame, writer.framesWritten > 0 {
+                if frame >= cut.frame {
+                    // A file with no frame yet whose boundary came before its first frame (the take began
+                    // within the capture's latency of a boundary) is that boundary's file: it is made again
+                    // under the boundary's name, not left to run on for a second period.
+                    let empty = writer.framesWritten == 0
                     try nextSegment(boundary: cut.boundary, lateFrames: frame - cut.frame, markers: markers)
+                    if empty { dropEmptyFileBefore() }
                     cuts?.made()
                     started(writer.path, offset / bytesPerFrame)
                     continue
                 }
-                // (A cut at or before the file's first frame, which a reckoning off by more than the file's
-                // age would give, is no cut: the file runs on to the next boundary.)
-                if frame >= cut.frame { cuts?.made() } else { room = min(room, cut.frame - frame) }
+                room = min(room, cut.frame - frame)
             }
             if room <= 0 {
                 // (On the clock, the container's own limit numbers the segment's name: `0100-002.flac`.)
@@ -229,6 +232,23 @@ final class FileSession: @unchecked Sendable {
         let path = freeName(named ?? FileType.numberedPath(baseName, files.count + 1))
         try SegmentNames.makeFolders(for: path)
         try nextFile(markers: markers, path: path, segment: (boundary, lateFrames))
+    }
+
+    /// Removes the file before the current one, which holds no frame (and its peak file): the current
+    /// one takes its place in the set.
+    private func dropEmptyFileBefore() {
+        guard files.count >= 2 else { return }
+        let empty = files.remove(at: files.count - 2)
+        unlink(empty)
+        let peakPath = Self.peakPath(for: empty)
+        if let index = peakFiles.firstIndex(of: peakPath) {
+            peakFiles.remove(at: index)
+            unlink(peakPath)
+        }
+        let facts = sheets.remove(at: sheets.count - 2)
+        sheetRoom.remove(at: sheetRoom.count - 2)
+        sheets[sheets.count - 1].fileIndex = facts.fileIndex
+        sheets[sheets.count - 1].totalFiles = facts.fileIndex
     }
 
     /// `path`, or if a file of this take has it (or, without `overwrite`, any file), its first numbered
