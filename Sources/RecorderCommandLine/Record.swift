@@ -16,7 +16,10 @@ package struct Record: AsyncParsableCommand {
             and WAV (cue) files, and listed in the summary and the --levels-json events. \
             With OUTPUT -, the audio goes to standard output (AU unless -t names another: a pipe takes \
             au, raw, flac, ogg, opus and mp3), and the readout, the summary and the --levels-json lines \
-            to standard error.
+            to standard error. \
+            A logger: --segment 1h cuts the take where the wall clock crosses each hour, each file named \
+            by OUTPUT's strftime fields at its start, e.g. '%Y/%m/%d/%H%M%S.flac' (folders are made), with \
+            every frame in exactly one file.
             """)
 
     @Argument(help: "The file to write; it must not exist unless --force is given. - is standard output.")
