@@ -69,6 +69,11 @@ package struct EventReport: Equatable {
         case .fileStarted(let path, let frame):
             message = "continuing in \(path) at \(at(frame))"
             json = line("file", frame, ", \"path\": \(jsonString(path))")
+        case .fileFinished(let file):
+            // For scripts (and --on-file): people see the next file begin.
+            message = nil
+            json = line("file-finished", file.endFrame, ", \"path\": \(jsonString(file.path)), \"index\": \(file.index), "
+                        + "\"frames\": \(file.frameCount), \"duration_s\": \(seconds(file.frameCount))")
         case .recordingPaused(let frame, let position):
             message = "paused at \(clock(Double(position) / Double(rate)))"
             json = line("paused", frame, ", \"position_s\": \(seconds(position))")

@@ -73,6 +73,14 @@ package struct Record: AsyncParsableCommand {
     @Flag(name: .customLong("utc"), help: "With --segment: the boundaries and the names' fields in UTC, not the local time zone (TZ).")
     var utc = false
 
+    @Option(name: .customLong("on-file"), help: ArgumentHelp(
+        "Run PROGRAM FILE once for each file the take has finished (split, cut on the clock, or the last), executed directly, never through a shell, with RECORDER_FILE, RECORDER_FRAMES, RECORDER_SECONDS, RECORDER_START… in its environment; the take never waits for it.",
+        valueName: "program"))
+    var onFile: String?
+
+    @Option(name: .customLong("hook-timeout"), parsing: .unconditional, help: ArgumentHelp("Stop an --on-file run after this many seconds (default 600).", valueName: "seconds"))
+    var hookTimeout: Double = 600
+
     @Option(name: .customLong("start-at"), parsing: .unconditional, help: ArgumentHelp(
         "Begin the take with the frame captured at this time: +SECONDS from now, or a clock time today, HH:MM or HH:MM:SS. Capture and the levels run meanwhile.",
         valueName: "time"))
@@ -186,6 +194,12 @@ package struct Record: AsyncParsableCommand {
                                   + "(1/\(capture.rate) s) up to \(StreamFormat.maxFrameCount / Int64(max(capture.rate, 1))) s")
         }
         try validateSegments()
+        if let onFile, let refusal = FileHooks.refusal(onFile) {
+            throw ValidationError("invalid --on-file '\(onFile)': it \(refusal); give the path of a program to run for each file")
+        }
+        if !(hookTimeout.isFinite && hookTimeout > 0 && hookTimeout <= 86_400) {
+            throw ValidationError("invalid --hook-timeout \(hookTimeout): use more than 0 and at most 86400 seconds")
+        }
         if let maxFileSize, Self.bytes(maxFileSize) == nil {
             throw ValidationError("invalid --max-file-size '\(maxFileSize)': use a number of bytes, e.g. 1000000, 640k, 100M or 2G")
         }
@@ -309,8 +323,17 @@ package struct Record: AsyncParsableCommand {
         if !toStandardOutput { standardOutput.goLive { code in live.outputFailed(code) } }
         standardError.goLive()
         let quiet = self.quiet
+        let hooks = onFile.map { program in
+            FileHooks(program: program, timeout: hookTimeout) { file, what in
+                let t = format(max(0, Double(file.endFrame - fileStart) / Double(rate)), 3)
+                live.report(EventReport(message: "warning: --on-file '\(program)' for \(file.path) \(what)",
+                                        json: "{\"event\": \"hook-failed\", \"t\": \(t), \"path\": \(jsonString(file.path)), "
+                                            + "\"reason\": \(jsonString(what))}"))
+            }
+        }
         let reporter = Task {
             for await event in events {
+                if case .fileFinished(let file) = event { hooks?.enqueue(file) }
                 switch event {
                 case .recordingPaused:
                     live.setStatus("paused")
@@ -372,6 +395,13 @@ package struct Record: AsyncParsableCommand {
         await recorder.stop()  // ends the level and event streams after their last elements
         await consumer.value
         await reporter.value
+        // The last file's run too, each within its time limit.
+        var hooksDone: FileHooks.Outcome?
+        if let hooks {
+            hooksDone = await withCheckedContinuation { (continuation: CheckedContinuation<FileHooks.Outcome, Never>) in
+                DispatchQueue.global().async { continuation.resume(returning: hooks.finish()) }
+            }
+        }
         await live.finish()
         guard let summary else { throw ExitCode(ExitStatus.other) }
         // One file per source, from each file the take wrote (the take's own file goes once split).
@@ -397,6 +427,11 @@ package struct Record: AsyncParsableCommand {
             printSources(summary.sources)
             if files != summary.files { writeLine("files by source: " + files.joined(separator: ", ")) }
             if !summary.peakFiles.isEmpty { writeLine("peaks: " + summary.peakFiles.joined(separator: ", ")) }
+            if let hooksDone {
+                writeLine("on-file: \(hooksDone.run) run\(hooksDone.run == 1 ? "" : "s"), \(hooksDone.failed) failed"
+                          + (hooksDone.timedOut > 0 ? " (\(hooksDone.timedOut) at the time limit)" : "")
+                          + (hooksDone.leftOut > 0 ? ", \(hooksDone.leftOut) files left out (the queue was full)" : ""))
+            }
             let channels = recorder.format.channelCount
             if recorder.metadata.broadcastExtension, summary.fileType == .wav || summary.fileType == .rf64,
                !MeterLimits.programmeChannelCounts.contains(channels) {

@@ -57,32 +57,33 @@ struct SegmentNamesTests {
         let clock = try #require(SegmentClock(period: 60, zone: .utc))
         var cuts = ClockCuts(clock: clock, names: SegmentNames(pattern: "%H%M.wav", zone: .utc), start: Self.evening + 10)
         #expect(cuts.boundary == Self.evening + 60)
-        #expect(cuts.due(now: Self.evening + 59.999) == nil)
-        #expect(cuts.due(now: Self.evening + 60.05) == Self.evening + 60)
+        #expect(cuts.passed(now: Self.evening + 59.999) == nil)
+        #expect(cuts.passed(now: Self.evening + 60.05).map { [$0.first, $0.last] } == [Self.evening + 60, Self.evening + 60])
         cuts.place(frame: 48_000, boundary: Self.evening + 60)
-        #expect(cuts.due(now: Self.evening + 60.2) == nil, "one cut at a time")
+        #expect(cuts.passed(now: Self.evening + 60.2) == nil, "one cut at a time")
         #expect(cuts.cut?.frame == 48_000 && cuts.boundary == Self.evening + 120)
         cuts.made()
-        #expect(cuts.due(now: Self.evening + 119) == nil)
-        #expect(cuts.due(now: Self.evening + 120) == Self.evening + 120)
+        #expect(cuts.passed(now: Self.evening + 119) == nil)
+        #expect(cuts.passed(now: Self.evening + 120)?.first == Self.evening + 120)
     }
 
-    /// The clock stepped forward three hours (NTP after a long time off the network): one cut, named for
-    /// the last boundary passed, no empty files for the minutes skipped. Stepped back an hour: the file runs
-    /// on until the clock reaches its boundary again.
+    /// The clock stepped forward three hours (NTP after a long time off the network): the first and the
+    /// last boundary passed are offered (the delivery cuts at the first whose frame is not written, here
+    /// the last); the next waits for the clock. Stepped back an hour: the file runs on until the clock
+    /// reaches its boundary again.
     @Test func aClockSteppedForwardCutsOnceAndSteppedBackWaits() throws {
         let clock = try #require(SegmentClock(period: 60, zone: .utc))
         var cuts = ClockCuts(clock: clock, names: SegmentNames(pattern: "%H%M.wav", zone: .utc), start: Self.evening + 10)
         let stepped = Self.evening + 3 * 3_600 + 30
-        #expect(cuts.due(now: stepped) == Self.evening + 3 * 3_600)
+        #expect(cuts.passed(now: stepped).map { [$0.first, $0.last] } == [Self.evening + 60, Self.evening + 3 * 3_600])
         cuts.place(frame: 1_000, boundary: Self.evening + 3 * 3_600)
         cuts.made()
         #expect(cuts.boundary == Self.evening + 3 * 3_600 + 60)
-        #expect(cuts.due(now: stepped - 3_600) == nil)
-        #expect(cuts.due(now: Self.evening + 3 * 3_600 + 60) == Self.evening + 3 * 3_600 + 60)
+        #expect(cuts.passed(now: stepped - 3_600) == nil)
+        #expect(cuts.passed(now: Self.evening + 3 * 3_600 + 60)?.first == Self.evening + 3 * 3_600 + 60)
         // With one-second files, a step of a day finds the last second before it too.
         let seconds = try #require(SegmentClock(period: 1, zone: .utc))
         let quick = ClockCuts(clock: seconds, names: SegmentNames(pattern: "%H%M%S.wav", zone: .utc), start: Self.evening)
-        #expect(quick.due(now: Self.evening + 86_400.5) == Self.evening + 86_400)
+        #expect(quick.passed(now: Self.evening + 86_400.5)?.last == Self.evening + 86_400)
     }
 }

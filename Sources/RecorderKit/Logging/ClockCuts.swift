@@ -12,8 +12,10 @@ import Glibc
 /// tolerance; a cut found behind what was written is made at once, and the file's sheet says by how
 /// much).
 ///
-/// A wall clock stepped forward past several boundaries makes one cut, named for the last of them (no
-/// empty files); stepped back, the current file runs on until the clock reaches its boundary again.
+/// Boundaries passed while no audio came (a source that delivers in bursts) are cut one after the other,
+/// each at its own frame. A wall clock stepped forward past several boundaries makes one cut, named for
+/// the first of them whose frame is not written yet, or the last (no empty files); stepped back, the
+/// current file runs on until the clock reaches its boundary again.
 struct ClockCuts: Sendable {
     let clock: SegmentClock
     let names: SegmentNames
@@ -29,9 +31,10 @@ struct ClockCuts: Sendable {
         boundary = clock.nextBoundary(after: start)
     }
 
-    /// At `now` (Unix seconds): the boundary to place a cut for, if the clock has passed one and no cut
-    /// waits. After a step forward, the last boundary passed.
-    func due(now: Double) -> Double? {
+    /// At `now` (Unix seconds), if the clock has passed the next boundary and no cut waits: that boundary
+    /// and the last one passed (the same, unless the clock stepped forward or the audio came late, in a
+    /// burst: the caller chooses by where their frames stand).
+    func passed(now: Double) -> (first: Double, last: Double)? {
         guard cut == nil, let boundary, now >= boundary else { return nil }
         // The last mark at or before now: marks are a period apart, or a period and an offset change (two
         // hours at most, daylight saving's largest) around one; so the search starts no further back.
@@ -42,7 +45,7 @@ struct ClockCuts: Sendable {
             last = next
             from = next
         }
-        return last
+        return (boundary, last)
     }
 
     /// The cut for `boundary` goes at recorder frame `frame`.

@@ -30,6 +30,9 @@ public enum RecorderEvent: Sendable, Hashable {
     case captureResumed(gapFrames: Int64, atFrame: Int64, recordingFrame: Int64?)
     /// A split recording continues in a new file from `atFrame` (recorder frame position).
     case fileStarted(path: String, atFrame: Int64)
+    /// A file of the recording is complete (closed and finalized): for each file of a split or clock-cut
+    /// take as the next begins, and for the last before `recordingFinished`.
+    case fileFinished(FinishedFile)
     /// `pause()`: captured frames from `atFrame` on are left out of the recording until it resumes;
     /// `recordingFrame` frames are in the recording before the pause (paused frames left out).
     case recordingPaused(atFrame: Int64, recordingFrame: Int64)

@@ -118,6 +118,7 @@ extension Delivery {
         summary.peakFiles = untaken ? [] : session.peakFiles
         summary.peakFailure = session.peakFailure
         if untaken { for path in session.peakFiles { unlink(path) } }
+        if !untaken, let finished = session.takeFinished() { events.yield(.fileFinished(finished)) }
         control.change { control in
             control.recording = nil
             control.finishedNumber = session.number

@@ -272,7 +272,7 @@ final class Delivery: WorkerBody {
         // The file before the readings and the handler: a handler that stops the recording has its buffer
         // in the file, and a reader that sees a failed write's buffer already sees the recording ended.
         if let session = state.session, recording != nil {
-            placeCut(session)
+            placeCut(session, position: startFrame)
             var step = RecordingState.TakeStep.none
             if recording?.isTriggered == true {
                 (recording, step) = listen(session, range: startFrame..<endFrame)
@@ -300,16 +300,26 @@ final class Delivery: WorkerBody {
 
     /// A take split on the clock: once the wall clock has passed the current file's boundary, the file's
     /// end goes at the frame captured then, reckoned by the capture timing (CLOCK_REALTIME's boundary as
-    /// CLOCK_MONOTONIC now, less the time since it). Before this buffer is written: every frame captured
-    /// after the boundary arrives after it.
-    func placeCut(_ session: FileSession) {
+    /// CLOCK_MONOTONIC now, less the time since it). Before the buffer from `position` is written: every
+    /// frame captured after the boundary arrives after it. When several boundaries have passed (a source
+    /// that delivers in bursts, a clock stepped forward), the first whose frame is not written yet is
+    /// cut (the rest at the buffers after), or if none, the last, at once.
+    func placeCut(_ session: FileSession, position: Int64) {
         guard let cuts = session.cuts else { return }
         let monotonic = monotonicNanoseconds(), now = realtimeSeconds()
-        guard let boundary = cuts.due(now: now) else { return }
-        let since = min(now - boundary, 1e6)
-        let captured = monotonic - Int64((since * 1e9).rounded())
-        let frame = capture.withLock { capture.frameCaptured(at: captured, $0) }
-        session.cuts?.place(frame: frame, boundary: boundary)
+        guard let (first, last) = cuts.passed(now: now) else { return }
+        func frame(_ boundary: Double) -> Int64 {
+            let captured = monotonic - Int64((min(now - boundary, 1e6) * 1e9).rounded())
+            return capture.withLock { capture.frameCaptured(at: captured, $0) }
+        }
+        var boundary = first, cutFrame = frame(first)
+        if cutFrame < position {
+            // Behind what is written: the first boundary after the written frames' time, if one has passed.
+            let written = first + Double(position - cutFrame) / Double(format.sampleRate)
+            boundary = cuts.clock.nextBoundary(after: written).flatMap { $0 <= last ? $0 : nil } ?? last
+            cutFrame = frame(boundary)
+        }
+        session.cuts?.place(frame: cutFrame, boundary: boundary)
     }
 
     /// A sound-activated recording hears the buffer `range` before it is written (see
@@ -326,6 +336,7 @@ final class Delivery: WorkerBody {
         if !session.takes.isEmpty || session.openTake != nil, recording.takes?.trigger.oneFile == false {
             do throws(RecorderError) {
                 try session.nextFile(markers: recording.markers, newTake: true)
+                if let finished = session.takeFinished() { events.yield(.fileFinished(finished)) }
             } catch {
                 finish(error: error)
                 return (control.withLock { $0.recording }, .none)
@@ -375,6 +386,7 @@ final class Delivery: WorkerBody {
                 Int(part.lowerBound - startFrame) * bytesPerFrame ..< Int(part.upperBound - startFrame) * bytesPerFrame])
             do throws(RecorderError) {
                 try session.write(slice, startFrame: part.lowerBound, markers: recording.markers, sums: slice.count == bytes.count ? sums : nil) { path, offset in
+                    if let finished = session.takeFinished() { events.yield(.fileFinished(finished)) }
                     events.yield(.fileStarted(path: path, atFrame: part.lowerBound + Int64(offset)))
                 }
                 return true

@@ -62,6 +62,8 @@ final class FileSession: @unchecked Sendable {
     /// wall-clock time of the current file's first frame (its boundary, by the capture timing).
     var cuts: ClockCuts?
     private var segmentTime: Double?
+    /// The file closed last, until the delivery thread reports it (`takeFinished`).
+    private var finished: FinishedFile?
 
     /// `writer` was made with `firstFile`'s chunks (`FileSession.firstFile`).
     init(writer: SoundFileWriter, firstFile: IXMLFacts, format: StreamFormat, overwrite: Bool, startFrame: Int64,
@@ -239,6 +241,7 @@ final class FileSession: @unchecked Sendable {
     private func dropEmptyFileBefore() {
         guard files.count >= 2 else { return }
         let empty = files.remove(at: files.count - 2)
+        finished = nil
         unlink(empty)
         let peakPath = Self.peakPath(for: empty)
         if let index = peakFiles.firstIndex(of: peakPath) {
@@ -249,6 +252,12 @@ final class FileSession: @unchecked Sendable {
         sheetRoom.remove(at: sheetRoom.count - 2)
         sheets[sheets.count - 1].fileIndex = facts.fileIndex
         sheets[sheets.count - 1].totalFiles = facts.fileIndex
+    }
+
+    /// The file closed last, once: to be reported as finished.
+    func takeFinished() -> FinishedFile? {
+        defer { finished = nil }
+        return finished
     }
 
     /// `path`, or if a file of this take has it (or, without `overwrite`, any file), its first numbered
@@ -274,6 +283,10 @@ final class FileSession: @unchecked Sendable {
     /// added. A file with a bext chunk gets the loudness measured over it first.
     func closeFile(markers: [PendingMarker], last: Bool) {
         let end = framesBefore + writer.framesWritten
+        finished = FinishedFile(path: writer.path, index: files.count, frameCount: writer.framesWritten,
+                                sampleRate: format.sampleRate, channelCount: format.channelCount,
+                                startTime: fileFirstFrame.map { segmentTime ?? clock.seconds(at: $0) },
+                                endFrame: (fileFirstFrame ?? 0) + writer.framesWritten)
         let mine = markers.filter { $0.position >= framesBefore && ($0.position < end || last) }
         let frames = mine.map { (frame: min($0.position, end) - framesBefore, label: $0.label) }
         let placed = gaps[markedGaps...].prefix { $0.startFrame < end || last }

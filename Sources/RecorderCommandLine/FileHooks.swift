@@ -1,0 +1,174 @@
+// `record --on-file PROGRAM`: a program run once for each finished file of a take, on a thread of its own, bounded in number and in time.
+import Dispatch
+import Glibc
+import RecorderKit
+import Synchronization
+
+/// Runs `PROGRAM FILE` once for each file the take has finished (`RecorderEvent.fileFinished`), one at a
+/// time, in order, on a thread of its own: the take never waits for it.
+///
+/// - Executed directly (posix_spawnp: a bare name is looked for in PATH; never a shell), with the file's figures in its environment
+///   (`RECORDER_FILE`, `RECORDER_FILE_INDEX`, `RECORDER_FRAMES`, `RECORDER_SECONDS`, `RECORDER_SAMPLE_RATE`,
+///   `RECORDER_CHANNELS`, `RECORDER_START`: the first frame's time, ISO 8601 UTC, empty if unknown), its
+///   standard input /dev/null and its standard output this command's standard error (the level lines on
+///   standard output stay the command's own), signals at their defaults and in a process group of its
+///   own (a Ctrl-C meant for the take does not cut an upload short).
+/// - Bounded: at most `queueLimit` files wait; more are left out, counted and reported (a hook slower than
+///   the files come would otherwise pile up for months). Each run is stopped at `timeout` (SIGTERM, then
+///   SIGKILL 2 s later).
+/// - Every failure (an exit status other than 0, a signal, the time limit, a program that cannot start)
+///   is reported at once through `report`, and counted in `outcome`.
+package final class FileHooks: Sendable {
+    package struct Outcome: Sendable, Equatable {
+        package var run = 0
+        package var failed = 0
+        package var timedOut = 0
+        package var leftOut = 0
+    }
+
+    static let queueLimit = 64
+    let program: String
+    let queueLimit: Int
+    let timeout: Double
+    private let report: @Sendable (FinishedFile, String) -> Void
+    private let state = Mutex<(queue: [FinishedFile], outcome: Outcome, closing: Bool)>(([], Outcome(), false))
+    private let wake = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+
+    /// `report(file, what)`: one failure, as a phrase ("exited with status 3").
+    package init(program: String, timeout: Double, queueLimit: Int = FileHooks.queueLimit,
+         report: @escaping @Sendable (FinishedFile, String) -> Void) {
+        self.program = program
+        self.queueLimit = queueLimit
+        self.timeout = timeout
+        self.report = report
+        // A queue of its own: its thread blocks in the runs, never a thread of the take's.
+        DispatchQueue(label: "rk-hooks").async { [self] in serve() }
+    }
+
+    /// A finished file: queued for the program (left out if `queueLimit` wait already). Any thread.
+    package func enqueue(_ file: FinishedFile) {
+        let queued = state.withLock { state -> Bool in
+            guard !state.closing, state.queue.count < queueLimit else {
+                state.outcome.leftOut += 1
+                return false
+            }
+            state.queue.append(file)
+            return true
+        }
+        if queued { wake.signal() } else { report(file, "was left out: \(queueLimit) files were waiting for it already") }
+    }
+
+    /// Waits until every queued file has had its run (each bounded by the time limit), and returns the
+    /// outcome. Blocks: call it off the cooperative pool.
+    package func finish() -> Outcome {
+        state.withLock { $0.closing = true }
+        wake.signal()
+        done.wait()
+        return state.withLock { $0.outcome }
+    }
+
+    private func serve() {
+        while true {
+            wake.wait()
+            while let file = state.withLock({ state -> FinishedFile? in state.queue.isEmpty ? nil : state.queue.removeFirst() }) {
+                let failure = run(for: file)
+                state.withLock { state in
+                    state.outcome.run += 1
+                    if let failure {
+                        state.outcome.failed += 1
+                        if failure.contains("time limit") { state.outcome.timedOut += 1 }
+                    }
+                }
+                if let failure { report(file, failure) }
+            }
+            if state.withLock({ $0.closing && $0.queue.isEmpty }) {
+                done.signal()
+                return
+            }
+        }
+    }
+
+    /// One run for `file`: nil when it exited with status 0, else what went wrong.
+    private func run(for file: FinishedFile) -> String? {
+        let iso = file.startTime.flatMap { SegmentNames(pattern: "%Y-%m-%dT%H:%M:%SZ", zone: .utc).name(at: $0) } ?? ""
+        let figures = ["RECORDER_FILE=\(file.path)", "RECORDER_FILE_INDEX=\(file.index)", "RECORDER_FRAMES=\(file.frameCount)",
+                       "RECORDER_SECONDS=\(format(file.duration, 3))", "RECORDER_SAMPLE_RATE=\(file.sampleRate)",
+                       "RECORDER_CHANNELS=\(file.channelCount)", "RECORDER_START=\(iso)"]
+        var environment: [String] = []
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if !text.hasPrefix("RECORDER_") { environment.append(text) }
+            entry += 1
+        }
+        environment += figures
+        let arguments = [program, file.path]
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, 2, 1)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), defaults = sigset_t()
+        sigemptyset(&none)
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGUSR1, SIGUSR2, SIGQUIT] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        var pid: pid_t = 0
+        let started = argv.withUnsafeBufferPointer { argvPointer in
+            envp.withUnsafeBufferPointer { envpPointer in
+                posix_spawnp(&pid, program, &actions, &attributes, argvPointer.baseAddress!, envpPointer.baseAddress!)
+            }
+        }
+        guard started == 0 else { return "could not start: \(String(cString: strerror(started)))" }
+        // Waited for with the time limit: polled, so nothing else waits on the child.
+        let deadline = monotonicSeconds() + timeout
+        var status: Int32 = 0
+        var stopped = false
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if !stopped, monotonicSeconds() >= deadline {
+                kill(pid, SIGTERM)
+                stopped = true
+            } else if stopped, monotonicSeconds() >= deadline + 2 {
+                kill(pid, SIGKILL)
+                _ = waitpid(pid, &status, 0)
+                break
+            }
+            usleep(20_000)
+        }
+        if stopped { return "ran past its \(format(timeout, 1)) s time limit and was stopped" }
+        let signal = status & 0x7f
+        if signal != 0 { return "was killed by signal \(signal)" }
+        let code = (status >> 8) & 0xff
+        return code == 0 ? nil : "exited with status \(code)"
+    }
+
+    /// Nil when `program` names an executable file (a path, or a name found in PATH); else why not.
+    static func refusal(_ program: String) -> String? {
+        let candidates = program.contains("/") ? [program]
+            : (getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":").map { "\($0)/\(program)" }
+        for candidate in candidates {
+            var status = stat()
+            if stat(candidate, &status) == 0, status.st_mode & S_IFMT == S_IFREG, access(candidate, X_OK) == 0 { return nil }
+        }
+        return program.contains("/") ? "is not an executable file" : "is not a program found in PATH"
+    }
+
+    private func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}
