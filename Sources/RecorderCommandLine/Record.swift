@@ -73,6 +73,16 @@ package struct Record: AsyncParsableCommand {
     @Flag(name: .customLong("utc"), help: "With --segment: the boundaries and the names' fields in UTC, not the local time zone (TZ).")
     var utc = false
 
+    @Option(name: .customLong("keep"), parsing: .unconditional, help: ArgumentHelp(
+        "With --segment: remove this logger's files older than this (30s, 90m, 12h, 42d), oldest first; only files it wrote (its index beside them), never the one being written.",
+        valueName: "age"))
+    var keep: String?
+
+    @Option(name: .customLong("keep-free"), parsing: .unconditional, help: ArgumentHelp(
+        "With --segment: remove this logger's oldest files while its disk has less free than this (10%, or bytes: 500M, 20G).",
+        valueName: "room"))
+    var keepFree: String?
+
     @Option(name: .customLong("on-file"), help: ArgumentHelp(
         "Run PROGRAM FILE once for each file the take has finished (split, cut on the clock, or the last), executed directly, never through a shell, with RECORDER_FILE, RECORDER_FRAMES, RECORDER_SECONDS, RECORDER_START… in its environment; the take never waits for it.",
         valueName: "program"))
@@ -208,8 +218,16 @@ package struct Record: AsyncParsableCommand {
     /// --segment and what it cannot go with.
     private func validateSegments() throws {
         guard let segment else {
-            if utc { throw ValidationError("--utc goes with --segment: give the files' period, e.g. --segment 1h --utc") }
+            for (given, name) in [(utc, "--utc"), (keep != nil, "--keep"), (keepFree != nil, "--keep-free")] where given {
+                throw ValidationError("\(name) goes with --segment: give the files' period, e.g. --segment 1h \(name)")
+            }
             return
+        }
+        if let keep, !(Self.period(keep).map { $0 > 0 && $0 <= 1e9 } ?? false) {
+            throw ValidationError("invalid --keep '\(keep)': use an age, e.g. 42d, 12h, 90m or 30s")
+        }
+        if keepFree != nil, retention?.minimumFree == nil {
+            throw ValidationError("invalid --keep-free '\(keepFree ?? "")': use a share of the disk below 100%, e.g. 10%, or bytes, e.g. 500M or 20G")
         }
         guard let seconds = Self.period(segment), SegmentClock(period: seconds, zone: .utc) != nil else {
             throw ValidationError("invalid --segment '\(segment)': use a period that divides a day, e.g. 10s, 15m, 30m, 1h, 6h or 24h")
@@ -223,9 +241,38 @@ package struct Record: AsyncParsableCommand {
         }
     }
 
-    /// "10", "10s", "15m", "15min", "1h": seconds; nil if malformed.
+    /// A file the retention removed, as a line and an event.
+    private func removalReport(_ removal: SegmentRetention.Removal, t: Double) -> EventReport {
+        let why = removal.reason == .expired ? "older than --keep \(keep ?? "")" : "the disk had less free than --keep-free \(keepFree ?? "")"
+        return EventReport(message: "removed \(removal.path): \(why)",
+                           json: "{\"event\": \"removed\", \"t\": \(format(t, 3)), \"path\": \(jsonString(removal.path)), "
+                               + "\"reason\": \"\(removal.reason.rawValue)\"}")
+    }
+
+    /// CLOCK_REALTIME, in seconds.
+    static func wallClock() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    /// --keep and --keep-free as a policy (nil if neither is given, or one is malformed).
+    var retention: RetentionPolicy? {
+        guard keep != nil || keepFree != nil else { return nil }
+        let age = keep.flatMap(Self.period)
+        let room: RetentionPolicy.FreeSpace? = keepFree.flatMap { text in
+            if text.hasSuffix("%") {
+                return Double(text.dropLast()).flatMap { $0 > 0 && $0 < 100 ? .fraction($0 / 100) : nil }
+            }
+            return Self.bytes(text).map { .bytes($0) }
+        }
+        if (keep != nil && age == nil) || (keepFree != nil && room == nil) { return nil }
+        return RetentionPolicy(maxAge: age, minimumFree: room)
+    }
+
+    /// "10", "10s", "15m", "15min", "1h", "42d": seconds; nil if malformed.
     static func period(_ text: String) -> Double? {
-        let units: [(String, Double)] = [("min", 60), ("s", 1), ("m", 60), ("h", 3_600)]
+        let units: [(String, Double)] = [("min", 60), ("s", 1), ("m", 60), ("h", 3_600), ("d", 86_400)]
         let (digits, multiplier) = units.first { text.hasSuffix($0.0) }.map { (text.dropLast($0.0.count), $0.1) } ?? (Substring(text), 1)
         guard !digits.isEmpty, digits.allSatisfy(\.isNumber), let value = Double(digits), value.isFinite else { return nil }
         return value * multiplier
@@ -296,6 +343,16 @@ package struct Record: AsyncParsableCommand {
         // A stop from here on closes the file; one that came before the file exists leaves none.
         let stops = StopRequests.shared
         stops.arm { _ in Task { _ = try? await recorder.stopRecording() } }
+        // The logger's own files from earlier runs expire first (and its index must be writable).
+        var kept: SegmentRetention?
+        do throws(RecorderError) {
+            if let retention { kept = try SegmentRetention(pattern: output, policy: retention) }
+        } catch {
+            await recorder.stop()
+            throw fail(error)
+        }
+        if let kept { for removal in kept.expire(now: Self.wallClock()) { live.report(removalReport(removal, t: 0)) } }
+        let retained = kept
         let fileStart: Int64
         let trigger = startAbove.map { SoundTrigger(startAbove: $0, stopBelow: stopBelow, hang: hang, oneFile: oneFile) }
         do {
@@ -351,6 +408,12 @@ package struct Record: AsyncParsableCommand {
                 guard let report = EventReport(event, start: fileStart, rate: rate) else { continue }
                 // --quiet keeps warnings (they concern the recording), not the notes.
                 live.report(report, showMessage: !quiet || (report.message?.hasPrefix("warning:") ?? false))
+                // Listed once finished, then what the policy says must go (said after the file's own event).
+                if case .fileFinished(let file) = event, let kept = retained {
+                    let t = max(0, Double(file.endFrame - fileStart) / Double(rate))
+                    do throws(RecorderError) { try kept.add(file) } catch { live.report(EventReport(message: "warning: \(error.message)", json: nil)) }
+                    for removal in kept.expire(now: Self.wallClock()) { live.report(removalReport(removal, t: t)) }
+                }
             }
         }
         // SIGUSR1 and the keys: markers, pause and resume, and q as Ctrl-C.
