@@ -60,8 +60,9 @@ public final class SegmentRetention: @unchecked Sendable {
 
     /// The policy applied.
     public let policy: RetentionPolicy
-    /// The index's path, and the folder it is in (the top of what the logger writes).
+    /// The index's path.
     public let indexPath: String
+    /// The folder the index is in: the top of what the logger writes.
     public let root: String
     /// Free and total bytes of the disk holding a path (statvfs; the tests give their own disk).
     private let space: (String) -> (free: Int64, total: Int64)?
