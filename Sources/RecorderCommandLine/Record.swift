@@ -56,7 +56,7 @@ package struct Record: AsyncParsableCommand {
     @Flag(name: [.long, .customShort("q")], help: "No readout, no summary, no notes: errors and warnings only.")
     var quiet = false
 
-    @Flag(name: .customLong("levels-json"), help: "One JSON object per buffer on stdout: t, frames, average_db, peak_db (and the --meter's values); and one per event (\"event\": dropped, gap, moved, suspended, resumed, interrupted, file, paused, unpaused, marker).")
+    @Flag(name: .customLong("levels-json"), help: "One JSON object per buffer on stdout: t, frames, average_db, peak_db (and the --meter's values); and one per event (\"event\": dropped, gap, moved, suspended, resumed, interrupted, file, file-finished, removed, hook-failed, alarm, paused, unpaused, marker).")
     var levelsJSON = false
 
     @Option(name: .customLong("max-file-time"), parsing: .unconditional, help: "Split the recording: go on in OUTPUT-002, -003… after this many seconds per file.")
@@ -82,6 +82,19 @@ package struct Record: AsyncParsableCommand {
         "With --segment: remove this logger's oldest files while its disk has less free than this (10%, or bytes: 500M, 20G).",
         valueName: "room"))
     var keepFree: String?
+
+    @Option(name: .customLong("alarm-silence"), parsing: .unconditional, help: ArgumentHelp(
+        "Alarm on dead air: every channel's peak below DBFS for SECONDS (30s@-50); and when sound comes back. A line, an alarm event and a marker each.",
+        valueName: "seconds@dbfs"))
+    var alarmSilence: String?
+
+    @Flag(name: .customLong("alarm-clip"), help: "Alarm on clipping (a full-scale sample), and when none came for 2 s.")
+    var alarmClip = false
+
+    @Option(name: .customLong("alarm-disk"), parsing: .unconditional, help: ArgumentHelp(
+        "Alarm when the output's disk has less free than this (10%, or bytes: 500M, 20G), and when it has room again.",
+        valueName: "room"))
+    var alarmDisk: String?
 
     @Option(name: .customLong("on-file"), help: ArgumentHelp(
         "Run PROGRAM FILE once for each file the take has finished (split, cut on the clock, or the last), executed directly, never through a shell, with RECORDER_FILE, RECORDER_FRAMES, RECORDER_SECONDS, RECORDER_START… in its environment; the take never waits for it.",
@@ -204,6 +217,12 @@ package struct Record: AsyncParsableCommand {
                                   + "(1/\(capture.rate) s) up to \(StreamFormat.maxFrameCount / Int64(max(capture.rate, 1))) s")
         }
         try validateSegments()
+        if let alarmSilence, Self.silenceAlarm(alarmSilence) == nil {
+            throw ValidationError("invalid --alarm-silence '\(alarmSilence)': use SECONDS@DBFS, e.g. 30s@-50 (up to a day, -160 to 0 dBFS)")
+        }
+        if let alarmDisk, Self.room(alarmDisk) == nil {
+            throw ValidationError("invalid --alarm-disk '\(alarmDisk)': use a share of the disk below 100%, e.g. 10%, or bytes, e.g. 500M or 20G")
+        }
         if let onFile, let refusal = FileHooks.refusal(onFile) {
             throw ValidationError("invalid --on-file '\(onFile)': it \(refusal); give the path of a program to run for each file")
         }
@@ -256,25 +275,47 @@ package struct Record: AsyncParsableCommand {
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
+    /// "30s@-50": seconds and dBFS; nil if malformed or out of range.
+    static func silenceAlarm(_ text: String) -> (seconds: Double, threshold: Double)? {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, let seconds = period(String(parts[0])), seconds > 0, seconds <= 86_400,
+              let threshold = Double(parts[1]), threshold.isFinite, (-160...0).contains(threshold) else { return nil }
+        return (seconds, threshold)
+    }
+
+    /// "10%" or bytes ("500M"): room on a disk; nil if malformed.
+    static func room(_ text: String) -> RetentionPolicy.FreeSpace? {
+        if text.hasSuffix("%") {
+            return Double(text.dropLast()).flatMap { $0 > 0 && $0 < 100 ? .fraction($0 / 100) : nil }
+        }
+        return bytes(text).map { .bytes($0) }
+    }
+
+    /// The alarms asked for (nil: none).
+    func alarmSettings(folder: String) -> Alarms.Settings? {
+        guard alarmSilence != nil || alarmClip || alarmDisk != nil else { return nil }
+        var settings = Alarms.Settings()
+        settings.silence = alarmSilence.flatMap(Self.silenceAlarm)
+        settings.clipping = alarmClip
+        settings.diskFree = alarmDisk.flatMap(Self.room)
+        settings.folder = folder
+        return settings
+    }
+
     /// --keep and --keep-free as a policy (nil if neither is given, or one is malformed).
     var retention: RetentionPolicy? {
         guard keep != nil || keepFree != nil else { return nil }
         let age = keep.flatMap(Self.period)
-        let room: RetentionPolicy.FreeSpace? = keepFree.flatMap { text in
-            if text.hasSuffix("%") {
-                return Double(text.dropLast()).flatMap { $0 > 0 && $0 < 100 ? .fraction($0 / 100) : nil }
-            }
-            return Self.bytes(text).map { .bytes($0) }
-        }
+        let room = keepFree.flatMap(Self.room)
         if (keep != nil && age == nil) || (keepFree != nil && room == nil) { return nil }
         return RetentionPolicy(maxAge: age, minimumFree: room)
     }
 
-    /// "10", "10s", "15m", "15min", "1h", "42d": seconds; nil if malformed.
+    /// "10", "0.5s", "15m", "15min", "1h", "42d": seconds; nil if malformed.
     static func period(_ text: String) -> Double? {
         let units: [(String, Double)] = [("min", 60), ("s", 1), ("m", 60), ("h", 3_600), ("d", 86_400)]
         let (digits, multiplier) = units.first { text.hasSuffix($0.0) }.map { (text.dropLast($0.0.count), $0.1) } ?? (Substring(text), 1)
-        guard !digits.isEmpty, digits.allSatisfy(\.isNumber), let value = Double(digits), value.isFinite else { return nil }
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isNumber || $0 == "." }), let value = Double(digits), value.isFinite else { return nil }
         return value * multiplier
     }
 
@@ -334,7 +375,9 @@ package struct Record: AsyncParsableCommand {
                               jsonTo: toStandardOutput ? standardError : standardOutput, sources: recorder.sources)
         // Levels only when something shows them: each reading wakes a thread, which is most of the cost
         // of a quiet recording.
-        let readings: AsyncStream<MeterReading> = drawing || levelsJSON ? try display.readings(from: recorder)
+        // (The disk the take goes to: the output's first folder without strftime fields.)
+        let alarms = alarmSettings(folder: SegmentRetention.root(of: output)).map { Alarms($0, sampleRate: recorder.format.sampleRate) }
+        let readings: AsyncStream<MeterReading> = drawing || levelsJSON || alarms != nil ? try display.readings(from: recorder)
             : AsyncStream { $0.finish() }
         // Bound before the take starts, so a port in use fails before anything is recorded.
         let page = serve == nil ? nil : try await Companion.page().attach(self, to: recorder)
@@ -388,9 +431,20 @@ package struct Record: AsyncParsableCommand {
                                             + "\"reason\": \(jsonString(what))}"))
             }
         }
+        // An alarm that starts or ends: a line, an event, and a marker in the file where it was seen.
+        let raise: @Sendable (Alarms.Change) -> Void = { change in
+            let seconds = max(0, Double(change.frame - fileStart) / Double(rate))
+            let t = format(seconds, 3)
+            live.report(EventReport(message: (change.on ? "alarm: " : "alarm over: ") + change.message + " at \(clock(seconds))",
+                                    json: "{\"event\": \"alarm\", \"t\": \(t), \"alarm\": \"\(change.kind)\", "
+                                        + "\"state\": \"\(change.on ? "on" : "off")\", \"message\": \(jsonString(change.message))}"))
+            _ = try? recorder.addMarker((change.on ? "alarm: " : "alarm over: ") + change.message)
+        }
+        let cutIntoFiles = segment != nil || maxFileTime != nil || maxFileSize != nil
         let reporter = Task {
             for await event in events {
                 if case .fileFinished(let file) = event { hooks?.enqueue(file) }
+                for change in alarms?.event(event) ?? [] { raise(change) }
                 switch event {
                 case .recordingPaused:
                     live.setStatus("paused")
@@ -406,8 +460,14 @@ package struct Record: AsyncParsableCommand {
                     break
                 }
                 guard let report = EventReport(event, start: fileStart, rate: rate) else { continue }
-                // --quiet keeps warnings (they concern the recording), not the notes.
-                live.report(report, showMessage: !quiet || (report.message?.hasPrefix("warning:") ?? false))
+                // --quiet keeps warnings (they concern the recording), not the notes. A file's end is an event
+                // of a take cut into files (a single file's is the summary).
+                // (An alarm's marker is said by the alarm's own line.)
+                if case .fileFinished = event, !cutIntoFiles {} else if case .markerAdded(let label, _, _) = event, label.hasPrefix("alarm") {
+                    live.report(EventReport(message: nil, json: report.json))
+                } else {
+                    live.report(report, showMessage: !quiet || (report.message?.hasPrefix("warning:") ?? false))
+                }
                 // Listed once finished, then what the policy says must go (said after the file's own event).
                 if case .fileFinished(let file) = event, let kept = retained {
                     let t = max(0, Double(file.endFrame - fileStart) / Double(rate))
@@ -440,6 +500,10 @@ package struct Record: AsyncParsableCommand {
         let triggered = trigger != nil
         let consumer = Task {
             for await reading in readings {
+                if let alarms {
+                    let peak = reading.levels.map(\.peakPower).max() ?? LevelMeterState.silence
+                    for change in alarms.reading(endFrame: reading.endFrame, frameCount: reading.frameCount, peak: peak) { raise(change) }
+                }
                 // Only readings of buffers in the file (its place is given while recording): the time
                 // since its first frame, paused time included, and the readout's clock, the file's
                 // length (while listening for takes, the time listened).

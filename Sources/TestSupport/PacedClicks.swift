@@ -18,10 +18,12 @@ public final class PacedClicks: @unchecked Sendable {
     private let seconds: Double
     private let stopping = Atomic<Bool>(false)
     private var thread: Thread?
-    public static let amplitude: Int16 = 20_000
+    /// Each click's sample: 20 000 unless asked (32 767 is a full-scale sample).
+    public let amplitude: Int16
 
-    public init(paths: [String], sampleRate: Int, ppm: [Double], seconds: Double) {
+    public init(paths: [String], sampleRate: Int, ppm: [Double], seconds: Double, amplitude: Int16 = 20_000) {
         self.paths = paths
+        self.amplitude = amplitude
         rates = ppm.map { Double(sampleRate) * (1 + $0 * 1e-6) }
         self.seconds = seconds
     }
@@ -72,7 +74,7 @@ public final class PacedClicks: @unchecked Sendable {
                     for index in 0..<count { block[index] = 0 }
                     while clickFrame(nextClick[pipe], pipe: pipe) < written[pipe] + count {
                         let frame = clickFrame(nextClick[pipe], pipe: pipe)
-                        if frame >= written[pipe] { block[frame - written[pipe]] = Self.amplitude.littleEndian }
+                        if frame >= written[pipe] { block[frame - written[pipe]] = amplitude.littleEndian }
                         nextClick[pipe] += 1
                     }
                     let bytes = block.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, count * 2) }

@@ -179,8 +179,9 @@ public final class SegmentRetention: @unchecked Sendable {
         if written == text.count { rename(copy, indexPath) } else { unlink(copy) }
     }
 
-    /// The pattern's first folder without fields: where the index goes.
-    static func root(of pattern: String) -> String {
+    /// A name pattern's first folder without strftime fields ("log" for `log/%Y/%m/%H.flac`, "." for a
+    /// bare name): where the index goes, and the disk a logger writes to. Any thread.
+    public static func root(of pattern: String) -> String {
         var folders = pattern.split(separator: "/", omittingEmptySubsequences: false).dropLast()
         if let field = folders.firstIndex(where: { $0.contains("%") }) { folders = folders[..<field] }
         let joined = folders.joined(separator: "/")
@@ -207,8 +208,9 @@ public final class SegmentRetention: @unchecked Sendable {
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
-    /// Free (for an unprivileged writer) and total bytes of the disk holding `path`.
-    static func diskSpace(_ path: String) -> (free: Int64, total: Int64)? {
+    /// Free (for an unprivileged writer) and total bytes of the disk holding `path` (statvfs), nil when it
+    /// cannot be read. Any thread.
+    public static func diskSpace(_ path: String) -> (free: Int64, total: Int64)? {
         var info = statvfs()
         guard statvfs(path, &info) == 0 else { return nil }
         let unit = Int64(info.f_frsize)
