@@ -1,0 +1,91 @@
+// `record`'s logger options read and checked: --segment, --keep, --keep-free, the --alarm-… options, and how a removal is said.
+import ArgumentParser
+import Glibc
+import RecorderKit
+
+extension Record {
+    /// --segment and what it cannot go with.
+    func validateSegments() throws {
+        guard let segment else {
+            for (given, name) in [(utc, "--utc"), (keep != nil, "--keep"), (keepFree != nil, "--keep-free")] where given {
+                throw ValidationError("\(name) goes with --segment: give the files' period, e.g. --segment 1h \(name)")
+            }
+            return
+        }
+        if let keep, !(Self.period(keep).map { $0 > 0 && $0 <= 1e9 } ?? false) {
+            throw ValidationError("invalid --keep '\(keep)': use an age, e.g. 42d, 12h, 90m or 30s")
+        }
+        if keepFree != nil, retention?.minimumFree == nil {
+            throw ValidationError("invalid --keep-free '\(keepFree ?? "")': use a share of the disk below 100%, e.g. 10%, or bytes, e.g. 500M or 20G")
+        }
+        guard let seconds = Self.period(segment), SegmentClock(period: seconds, zone: .utc) != nil else {
+            throw ValidationError("invalid --segment '\(segment)': use a period that divides a day, e.g. 10s, 15m, 30m, 1h, 6h or 24h")
+        }
+        let others: [(Bool, String)] = [(output == "-", "-"), (maxFileTime != nil, "--max-file-time"), (maxFileSize != nil, "--max-file-size"),
+                                        (startAbove != nil, "--start-above"), (startAt != nil, "--start-at"), (preRoll != 0, "--pre-roll"),
+                                        (splitSources, "--split-sources")]
+        for (given, name) in others where given {
+            throw ValidationError(name == "-" ? "--segment writes files: give a name pattern, e.g. '%Y/%m/%d/%H%M%S.flac', not -"
+                                  : "--segment cannot be combined with \(name): its files start at once and end on the clock")
+        }
+    }
+
+    /// A file the retention removed, as a line and an event.
+    func removalReport(_ removal: SegmentRetention.Removal, t: Double) -> EventReport {
+        let why = removal.reason == .expired ? "older than --keep \(keep ?? "")" : "the disk had less free than --keep-free \(keepFree ?? "")"
+        return EventReport(message: "removed \(removal.path): \(why)",
+                           json: "{\"event\": \"removed\", \"t\": \(format(t, 3)), \"path\": \(jsonString(removal.path)), "
+                               + "\"reason\": \"\(removal.reason.rawValue)\"}")
+    }
+
+    /// CLOCK_REALTIME, in seconds.
+    static func wallClock() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    /// "30s@-50": seconds and dBFS; nil if malformed or out of range.
+    static func silenceAlarm(_ text: String) -> (seconds: Double, threshold: Double)? {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, let seconds = period(String(parts[0])), seconds > 0, seconds <= 86_400,
+              let threshold = Double(parts[1]), threshold.isFinite, (-160...0).contains(threshold) else { return nil }
+        return (seconds, threshold)
+    }
+
+    /// "10%" or bytes ("500M"): room on a disk; nil if malformed.
+    static func room(_ text: String) -> RetentionPolicy.FreeSpace? {
+        if text.hasSuffix("%") {
+            return Double(text.dropLast()).flatMap { $0 > 0 && $0 < 100 ? .fraction($0 / 100) : nil }
+        }
+        return bytes(text).map { .bytes($0) }
+    }
+
+    /// The alarms asked for (nil: none).
+    func alarmSettings(folder: String) -> Alarms.Settings? {
+        guard alarmSilence != nil || alarmClip || alarmDisk != nil else { return nil }
+        var settings = Alarms.Settings()
+        settings.silence = alarmSilence.flatMap(Self.silenceAlarm)
+        settings.clipping = alarmClip
+        settings.diskFree = alarmDisk.flatMap(Self.room)
+        settings.folder = folder
+        return settings
+    }
+
+    /// --keep and --keep-free as a policy (nil if neither is given, or one is malformed).
+    var retention: RetentionPolicy? {
+        guard keep != nil || keepFree != nil else { return nil }
+        let age = keep.flatMap(Self.period)
+        let room = keepFree.flatMap(Self.room)
+        if (keep != nil && age == nil) || (keepFree != nil && room == nil) { return nil }
+        return RetentionPolicy(maxAge: age, minimumFree: room)
+    }
+
+    /// "10", "0.5s", "15m", "15min", "1h", "42d": seconds; nil if malformed.
+    static func period(_ text: String) -> Double? {
+        let units: [(String, Double)] = [("min", 60), ("s", 1), ("m", 60), ("h", 3_600), ("d", 86_400)]
+        let (digits, multiplier) = units.first { text.hasSuffix($0.0) }.map { (text.dropLast($0.0.count), $0.1) } ?? (Substring(text), 1)
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isNumber || $0 == "." }), let value = Double(digits), value.isFinite else { return nil }
+        return value * multiplier
+    }
+}
