@@ -122,6 +122,9 @@ struct CommandTests {
         "--duration": ["0"],
         "--max-file-time": [],
         "--max-file-size": ["9223372036854775807"],
+        "--segment": [],
+        "--hook-timeout": ["1e-9"],
+        "--alarm-silence": [],
         "--reconnect-timeout": ["0", "1e-9", "1e15", "1e300", "9223372036854775807", "9223372036854775808"],
         "--queue-limit": [],
         "--rate": [],
@@ -334,7 +337,8 @@ struct CommandTests {
                          "--channels": "channel", "--target": "target", "--loudness-target": "loudness-target",
                          "--vu-reference": "vu-reference",
                          "--pre-roll": "pre-roll", "--start-at": "start-at", "--start-above": "start-above",
-                         "--stop-below": "stop-below", "--hang": "hang"][option]!
+                         "--stop-below": "stop-below", "--hang": "hang", "--segment": "segment", "--hook-timeout": "hook-timeout",
+                         "--alarm-silence": "alarm-silence"][option]!
             var runs: [(value: String, arguments: [String])] = []
             for value in values {
                 let bounded = option == "--duration" ? [] : ["--duration", "0.05"]
@@ -348,7 +352,7 @@ struct CommandTests {
                                          "--quiet"] + spelling + bounded + meter))
                 }
                 if !["--max-file-time", "--max-file-size", "--pre-roll", "--start-at", "--start-above", "--stop-below",
-                     "--hang"].contains(option) {
+                     "--hang", "--segment", "--hook-timeout", "--alarm-silence"].contains(option) {
                     runs.append((value, ["meter", "--source", PrivateServer.sineSource, "\(option)=\(value)"] + bounded + meter))
                 }
             }
