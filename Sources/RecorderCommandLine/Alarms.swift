@@ -151,7 +151,7 @@ package final class Alarms: Sendable {
                 state.lostAt = nil
                 let away = max(Double(gap), Double(frame - lost)) / rate
                 return [Change(kind: "source", on: false, frame: frame, message: "source back after \(format(away, 1)) s")]
-            case .sourceLost(let source, let frames, let frame, let reason) where reason != .dropped:
+            case .sourceLost(let source, let frames, let frame, let reason, _) where reason != .dropped:
                 // A source of several, reported once its loss ended: lost and back at once.
                 let seconds = format(Double(frames) / rate, 1)
                 return [Change(kind: "source", on: true, frame: frame, message: "source '\(source)' lost (\(reason.rawValue))"),

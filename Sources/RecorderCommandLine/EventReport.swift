@@ -20,29 +20,36 @@ package struct EventReport: Equatable {
         func time(_ frame: Int64) -> Double { Double(frame - start) / Double(rate) }
         func seconds(_ frames: Int64) -> String { format(Double(frames) / Double(rate), 3) }
         func at(_ frame: Int64) -> String { clock(max(0, time(frame))) }  // a state from before the file: its start
+        // A loss the server's clock showed only after reading had passed it: where it may have begun.
+        func late(_ frame: Int64, _ foundLate: Int64) -> String {
+            foundLate > 0 ? " (found late: it went missing between \(at(frame - foundLate)) and there)" : ""
+        }
+        func lateField(_ frame: Int64, _ foundLate: Int64) -> String {
+            foundLate > 0 ? ", \"from_t\": \(format(max(0, time(frame - foundLate)), 3))" : ""
+        }
         func line(_ kind: String, _ frame: Int64, _ fields: String = "") -> String {
             "{\"event\": \"\(kind)\", \"t\": \(format(max(0, time(frame)), 3))\(fields)}"
         }
         switch event {
-        case .framesDropped(let count, let frame):
-            message = "warning: \(seconds(count)) s (\(count) frames) lost at \(at(frame)): the system did not "
+        case .framesDropped(let count, let frame, let foundLate):
+            message = "warning: \(seconds(count)) s (\(count) frames) lost at \(at(frame))\(late(frame, foundLate)): the system did not "
                 + "keep up; silence of the same length stands in for them"
-            json = line("dropped", frame, ", \"frames\": \(count), \"duration_s\": \(seconds(count))")
+            json = line("dropped", frame, ", \"frames\": \(count), \"duration_s\": \(seconds(count))\(lateField(frame, foundLate))")
         case .sourceGap(let gap, let frame, let reason):
             let why = reason == .systemSleep ? "the machine slept" : "the source was suspended"
             message = "warning: \(why) for \(seconds(gap)) s at \(at(frame)); silence of the same length keeps the time"
             json = line("gap", frame, ", \"frames\": \(gap), \"duration_s\": \(seconds(gap)), \"reason\": \"\(reason.rawValue)\"")
-        case .sourceLost(let source, let frames, let frame, let reason):
+        case .sourceLost(let source, let frames, let frame, let reason, let foundLate):
             let why = switch reason {
             case .dropped: "the system did not keep up, or its stream stalled"
             case .serverLost: "it was gone"
             case .suspended: "it was suspended"
             case .systemSleep: "the machine slept"
             }
-            message = "warning: \(seconds(frames)) s of source '\(source)' lost at \(at(frame)) (\(why)); its channels hold "
+            message = "warning: \(seconds(frames)) s of source '\(source)' lost at \(at(frame))\(late(frame, foundLate)) (\(why)); its channels hold "
                 + "silence there, the other sources' are untouched"
             json = line("source-lost", frame, ", \"source\": \(jsonString(source)), \"frames\": \(frames), \"duration_s\": \(seconds(frames)), "
-                        + "\"reason\": \"\(reason.rawValue)\"")
+                        + "\"reason\": \"\(reason.rawValue)\"\(lateField(frame, foundLate))")
         case .sourceMoved(let source, let frame):
             message = "warning: at \(at(frame)) the stream was moved to source '\(source)'"
             json = line("moved", frame, ", \"source\": \(jsonString(source))")

@@ -17,7 +17,11 @@ import TestSupport
 /// by the time the answer came, was no cause) and measured 164 ppm; beside the test suite's load it then
 /// spiralled (a drop per few-millisecond fragment, and the mainloop busy copying a backlog its full
 /// buffers could not take, holding the lock the delivery thread needed). The stall is the test's fault and
-/// its losses are counted, so a loaded machine changes how much is lost, not whether it passes. (The
+/// its losses are counted, so a loaded machine changes how much is lost, not whether it passes. A loss
+/// the server's clock shows only later (one in three runs beside `scripts/busy` and another suite, 14 s
+/// after the stall: 4 090 frames of both sources, no cause seen) is counted four seconds on, and says from
+/// where it may have begun (`from_t`): clicks inside a reported loss are explained, and not judged for
+/// alignment. (The
 /// writer runs in this process, which is not stopped: the pipes carry on as a device's clock does.)
 @Suite(.timeLimit(.minutes(4)))
 struct SourceStallTests {
@@ -67,8 +71,10 @@ struct SourceStallTests {
                     $0["event"] as? String == "dropped" || ($0["event"] as? String == "source-lost" && $0["source"] as? String == source)
                 }.compactMap { event in
                     guard let t = (event["t"] as? NSNumber)?.doubleValue, let frames = (event["frames"] as? NSNumber)?.intValue else { return nil }
+                    // A loss found late by the server's clock may have begun as early as `from_t`.
+                    let from = (event["from_t"] as? NSNumber)?.doubleValue ?? t
                     let start = Int((t * Double(Self.rate)).rounded())
-                    return start..<(start + frames)
+                    return Int((from * Double(Self.rate)).rounded())..<(start + frames)
                 }
             }
             let lostA = lost("rk_stall_a"), lostB = lost("rk_stall_b")
@@ -87,14 +93,18 @@ struct SourceStallTests {
                 guard let twin = second.min(by: { abs($0 - click) < abs($1 - click) }), abs(twin - click) < Self.rate / 2 else { return nil }
                 return (click, twin - click)
             }
-            let gapEnd = (lostA + lostB).map(\.upperBound).max() ?? 0
-            let after = pairs.filter { $0.0 > gapEnd }.map(\.1)
+            // The stall's losses are the long ones; clicks inside any reported loss (a shorter one found late,
+            // beside a loaded machine's tests, 14 s after the stall) are not judged for alignment.
+            let stallLosses = (lostA + lostB).filter { $0.count > 4 * Self.rate }
+            let gapEnd = stallLosses.map(\.upperBound).max() ?? 0
+            let explained = pairs.filter { pair in !(lostA + lostB).contains { $0.lowerBound - Self.rate / 20 <= pair.0 && pair.0 < $0.upperBound + Self.rate / 20 } }
+            let after = explained.filter { $0.0 > gapEnd }.map(\.1)
             print("stalled 8 s: losses \(lostA.map(\.count)) and \(lostB.map(\.count)) frames; clicks apart after the gap "
                   + "\(after.prefix(12)) … \(after.suffix(5))")
             // 8 s stopped with 2 s of queue: each source lost most of 6 s, counted.
-            #expect(lostA.reduce(0) { $0 + $1.count } > 4 * Self.rate && lostB.reduce(0) { $0 + $1.count } > 4 * Self.rate, "\(events)")
+            #expect(lostA.contains { $0.count > 4 * Self.rate } && lostB.contains { $0.count > 4 * Self.rate }, "\(events)")
             #expect(after.count >= 30, "\(after.count) clicks paired after the gap")
-            let before = pairs.filter { $0.0 > 20 * Self.rate && $0.0 < ((lostA + lostB).map(\.lowerBound).min() ?? 0) - Self.rate / 2 }.map(\.1)
+            let before = explained.filter { $0.0 > 20 * Self.rate && $0.0 < (stallLosses.map(\.lowerBound).min() ?? 0) - Self.rate / 2 }.map(\.1)
             #expect(before.allSatisfy { abs($0) <= Self.rate / 1_000 }, "clicks apart before the gap (frames): \(before)")
             // After the gap: each count is the server's clock against its write index (they missed by 12 to 26
             // frames, 1.5 to 3.3 ms). The second source's silence is made as long as its clock's answers after
@@ -113,7 +123,7 @@ struct SourceStallTests {
             } else {
                 #expect(stderr.contains("placed by the server's count"), "\(stderr)")
             }
-            let settled = pairs.filter { $0.0 > gapEnd + 5 * Self.rate }.map(\.1)
+            let settled = explained.filter { $0.0 > gapEnd + 5 * Self.rate }.map(\.1)
             #expect(settled.count >= 25 && settled.allSatisfy { abs($0) <= Self.rate / 1_000 },
                     "clicks apart from five seconds after the gap (frames): \(settled)")
             // The drift the command printed for the second source.

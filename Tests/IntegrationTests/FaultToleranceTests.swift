@@ -129,7 +129,7 @@ struct FaultToleranceTests {
             let all = try await eventsUntilFinished(events)
             guard case .recordingFinished(let summary) = all.last else { throw TestFailure("no summary") }
             let reported = all.reduce(Int64(0)) { total, event in
-                if case .framesDropped(let count, _) = event { total + count } else { total }
+                if case .framesDropped(let count, _, _) = event { total + count } else { total }
             }
             #expect(summary.droppedFrames > 0 && reported == summary.droppedFrames,
                     "events \(reported), summary \(summary.droppedFrames) frames dropped")
@@ -469,7 +469,7 @@ struct FaultTimingTests {
             let didStall = stalled.load(ordering: .relaxed)
             #expect(didStall)
             let drops = try await eventsUntilFinished(events).compactMap { event -> Int64? in
-                if case .framesDropped(let count, _) = event { return count } else { return nil }
+                if case .framesDropped(let count, _, _) = event { return count } else { return nil }
             }
             let dropped = drops.reduce(0, +)
             // One stall, one loss: the fragments dropped one after another are one event and one gap.

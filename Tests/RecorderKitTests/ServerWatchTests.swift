@@ -1,5 +1,6 @@
 // The watch's account of a stall (ServerWatch): the wake is where the process stood still longer than the
-// server's queue holds, and a busy machine's late tick after it does not move it.
+// server's queue holds, and a busy machine's late tick after it does not move it; a shortfall with no cause
+// seen is a loss once it has stood for four seconds, and none when it catches up.
 @testable import RecorderKit
 import Testing
 
@@ -33,5 +34,44 @@ struct ServerWatchTests {
         let taken = watch.takeLoss(at: .max)
         let loss = try #require(taken)
         #expect(loss.position == 65_000 && loss.kind == .dropped, "\(loss)")
+    }
+
+    /// Answers once a second at 8 kHz mono (16 000 bytes a second), the stream read as it comes; from 6 s
+    /// the server's write index stands `short(t)` bytes behind the clock, with no cause the watch can see
+    /// (the queue never full, the timer on time). Returns what each answer placed, by second.
+    static func answers(until last: Int, short: (Int) -> Int64) throws -> (watch: ServerWatch, placed: [Int: ServerWatch.Loss], doubt: [Int: Bool]) {
+        var watch = ServerWatch(format: try StreamFormat(sampleRate: 8_000), fragmentBytes: 320)
+        watch.restart(maxQueueBytes: 32_000)
+        var placed: [Int: ServerWatch.Loss] = [:], doubt: [Int: Bool] = [:]
+        for t in 1...last {
+            let written = Int64(t) * 16_000 - short(t)
+            watch.asking(at: Int64(t) * second, boot: Int64(t) * second)
+            if watch.answered(writeIndex: written, readIndex: written, sourceMicroseconds: 0, consumed: written, queued: 0,
+                              reading: written, suspended: false) {
+                placed[t] = watch.takeLoss(at: .max)
+            }
+            doubt[t] = watch.countInDoubt
+        }
+        return (watch, placed, doubt)
+    }
+
+    /// 8 192 bytes (4 096 frames, past the 2 000-frame threshold) never came from 6 s on: in doubt from the
+    /// answer that shows it, counted at the one four seconds later (10 s), its silence where reading stands
+    /// then (151 808), found late by what was read since the answer before it showed (80 000 then).
+    @Test func aShortfallThatNeverCatchesUpIsALossFoundLate() throws {
+        let (_, placed, doubt) = try Self.answers(until: 14) { $0 >= 6 ? 8_192 : 0 }
+        #expect(doubt[5] == false && doubt[6] == true && doubt[9] == true && doubt[10] == false, "\(doubt)")
+        #expect(placed.keys.sorted() == [10], "\(placed)")
+        let loss = try #require(placed[10])
+        #expect(loss.bytes == 8_192 && loss.kind == .dropped && loss.estimated, "\(loss)")
+        #expect(loss.position == 160_000 - 8_192 && loss.foundLateBy == 160_000 - 8_192 - 80_000, "\(loss)")
+    }
+
+    /// A source that delivers two seconds late in a block (6 and 7 s short, 8 s caught up): late audio, no
+    /// loss, and the doubt ends with it.
+    @Test func aShortfallThatCatchesUpIsNoLoss() throws {
+        let (_, placed, doubt) = try Self.answers(until: 14) { $0 == 6 || $0 == 7 ? 8_192 : 0 }
+        #expect(placed.isEmpty, "\(placed)")
+        #expect(doubt[7] == true && doubt[8] == false, "\(doubt)")
     }
 }

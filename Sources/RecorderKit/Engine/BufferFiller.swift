@@ -73,11 +73,13 @@ struct BufferFiller: ~Copyable {
         return copy(data, length)
     }
 
-    /// Counts `length` bytes as lost at the current end of the timeline and owes silence for them.
-    mutating func drop(_ length: Int, estimated: Bool = false) {
+    /// Counts `length` bytes as lost at the current end of the timeline and owes silence for them
+    /// (`foundLate`: see `CaptureNotice.foundLate`).
+    mutating func drop(_ length: Int, estimated: Bool = false, foundLate: Int64 = 0) {
         let frames = Int64(length / bytesPerFrame)
         guard frames > 0 else { return }
-        notices.push(CaptureNotice(kind: .dropped, frame: timelineFrames, count: frames, estimated: estimated))
+        notices.push(CaptureNotice(kind: .dropped, frame: timelineFrames, count: frames, estimated: estimated,
+                                   foundLate: foundLate))
         droppedFrames.add(frames)
         pendingSilence += frames * Int64(bytesPerFrame)
     }

@@ -26,6 +26,18 @@ struct CaptureNotice: Sendable, Equatable {
     /// The length is the server's clock against the stream's index (refused data, a silent source), not
     /// counted from the indices themselves: right to the scatter of the server's timing answers.
     var estimated = false
+    /// Frames before `frame` where the loss may have begun: the server's clock showed it only after reading
+    /// had passed it (a shortfall with no cause seen, counted once it had not caught up for
+    /// `ServerWatch.doubtNanoseconds`), so its silence stands at `frame` and the audio lost is somewhere in
+    /// the `foundLate` frames before. 0: placed where it happened.
+    var foundLate: Int64 = 0
+
+    /// Adds `next`, which continues this loss (it begins where this one ends), to it.
+    mutating func absorb(_ next: CaptureNotice) {
+        foundLate = max(foundLate, next.foundLate - count)
+        count += next.count
+        estimated = estimated || next.estimated
+    }
 }
 
 /// Notices between the threads, preallocated: none is lost. The producer is whoever holds the mainloop
@@ -71,7 +83,7 @@ final class NoticeRing: @unchecked Sendable {
     private func hold(_ notice: CaptureNotice) {
         let isLoss = notice.kind != .moved && notice.kind != .suspended
         if isLoss, let last = held.last, last.kind == notice.kind, last.frame + last.count == notice.frame {
-            held[held.count - 1].count += notice.count
+            held[held.count - 1].absorb(notice)
         } else if held.count < heldCapacity {
             held.append(notice)
         }

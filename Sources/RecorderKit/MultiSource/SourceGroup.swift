@@ -295,7 +295,9 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
         referenceFlowingRounds += 1
         // A source whose watch counted a loss since its last answer: its count stepped.
         for lane in lanes where lane.steppedAtRound == round { breakLines(after: lane) }
-        let reliable = round > unreliableUntilRound
+        // A source whose watch follows a shortfall it cannot explain yet: its count may be short by a loss
+        // not placed (its silence is counted later, where reading stands), so no round is an observation.
+        let reliable = round > unreliableUntilRound && !lanes.contains { $0.capture.watch.countInDoubt }
         if !reliable {
             referenceMark = nil
         } else if let mark = referenceMark {

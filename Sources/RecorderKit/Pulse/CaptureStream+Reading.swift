@@ -73,7 +73,8 @@ extension CaptureStream {
         while let loss = watch.takeLoss(at: consumedBytes + Int64(fragmentOffset)) {
             let frames = loss.bytes / Int64(format.bytesPerFrame)
             switch loss.kind {
-            case .dropped: filler.drop(Int(loss.bytes), estimated: loss.estimated)
+            case .dropped:
+                filler.drop(Int(loss.bytes), estimated: loss.estimated, foundLate: loss.foundLateBy / Int64(format.bytesPerFrame))
             default: filler.insertGap(frames: frames, kind: loss.kind, estimated: loss.estimated)
             }
             dataReady.post()

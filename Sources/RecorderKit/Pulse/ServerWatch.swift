@@ -22,10 +22,15 @@
 /// server's queue must have filled until its answer places the loss (see `ticked`): several streams read
 /// at once are empty by then, and what the server took since the wake must come after the silence.
 ///
-/// A clock shortfall counts only with a cause (the server's queue full, this process standing still for
-/// longer than the queue holds, a suspension, or sleep): a
-/// source that delivers late in big blocks (a null sink idling, a server starved on a loaded machine)
-/// shows the same shortfall for a while and then catches up, and a late timer is no cause either.
+/// A clock shortfall counts at once when it has a cause (the server's queue full, this process standing
+/// still for longer than the queue holds, a suspension, or sleep). One without a cause seen is in doubt:
+/// a source that delivers late in big blocks (a null sink idling) shows the same shortfall for a while
+/// and then catches up. The watch follows it closely, and if it has not come back under the threshold
+/// within `doubtNanoseconds` it is a loss all the same (the least it stood at): the audio never came, and
+/// the cause was not seen (a server starved on a loaded machine for longer than its queue, then refusing
+/// the backlog as it caught up, 14 s after a stall beside the test suite's load). Reading has passed it
+/// by then: its silence goes where reading stands, and the loss says how far before that it may have
+/// begun (`Loss.foundLateBy`: from where the server's data ended at the answer before it showed).
 /// Shortfalls under `thresholdFrames` (0.25 s, or two fragments if longer) are not counted: that is the
 /// jitter of the servers' block delivery (measured 40–90 ms).
 ///
@@ -43,7 +48,14 @@ struct ServerWatch {
         var kind: CaptureNotice.Kind
         /// Found by the clock (refused data, a silent source), not by the indices (skipped data).
         var estimated = false
+        /// Bytes before `position` where the loss may have begun: shown by the clock only after reading had
+        /// passed it (see the type's comment). 0: placed where it happened.
+        var foundLateBy: Int64 = 0
     }
+
+    /// How long a shortfall without a cause seen may stand before it is counted as a loss: twice the longest
+    /// block a source delivers late in (a null sink's two seconds), so a late block always comes first.
+    static let doubtNanoseconds: Int64 = 4_000_000_000
 
     private static let windowSize = 8
     private static let maxPending = 8
@@ -89,6 +101,14 @@ struct ServerWatch {
     private var holdAt: Int64?
     /// Where the data ended when the source resumed: the rest of a suspension's silence goes there.
     private var resumeTail: Int64?
+    /// A shortfall without a cause seen, followed until it catches up or `doubtNanoseconds` pass: when it was
+    /// first seen (CLOCK_MONOTONIC ns), the shortfall before it (frames), the least it has stood above that
+    /// since, and where the server's data ended at the answer before it showed (stream bytes).
+    private var doubt: (since: Int64, baseline: Double, least: Double, from: Int64)?
+
+    /// True while a shortfall without a cause seen is followed: the server's count of what the source
+    /// captured may be short by a loss not placed yet, and is no observation of its clock.
+    var countInDoubt: Bool { doubt != nil }
 
     init(format: StreamFormat, fragmentBytes: Int) {
         bytesPerFrame = Int64(format.bytesPerFrame)
@@ -119,6 +139,7 @@ struct ServerWatch {
         wokeAt = nil
         lastAnswerEnd = 0
         lastServerQueued = 0
+        doubt = nil
     }
 
     /// How long the server's queue holds (ns).
@@ -130,7 +151,7 @@ struct ServerWatch {
 
     /// How long until the next tick.
     var nextTickMicroseconds: UInt64 {
-        followClosely || wokeUp ? Self.closeIntervalMicroseconds : Self.intervalMicroseconds
+        followClosely || wokeUp || doubt != nil ? Self.closeIntervalMicroseconds : Self.intervalMicroseconds
     }
 
     /// The timer fired at `now` (CLOCK_MONOTONIC ns), or the first data after this process stood still
@@ -273,10 +294,23 @@ struct ServerWatch {
         let stoodStill = Double(lateBy) / 1e9 * rate * Double(bytesPerFrame) >= Double(maxQueueBytes - 2 * fragmentBytes)
         let cause: CaptureNotice.Kind? = suspended || suspendedSinceAnswer ? .sourceSilent
             : slept ? .slept : queueFull || stoodStill ? .dropped : nil
-        guard jump >= thresholdFrames, let cause else {
+        guard let cause else {
+            if let loss = followDoubt(shortfall: shortfall, jump: jump, at: takenAt, reading: reading) {
+                place(loss)
+                silenceOutsideIndices += loss.bytes
+                window.removeAll(keepingCapacity: true)
+                windowNext = 0
+                followClosely = true
+                found = true
+            }
             remember(shortfall)
             return found
         }
+        guard jump >= thresholdFrames else {
+            remember(shortfall)
+            return found
+        }
+        doubt = nil  // counted now, with what it was waiting for
         // Refused data is not in the write index: the silence goes where the server's data ends now.
         let bytes = Int64(jump.rounded()) * bytesPerFrame
         // A silent source's last stretch goes where its data stopped, not after what came since.
@@ -294,6 +328,29 @@ struct ServerWatch {
         remember(shortfall)
         followClosely = true
         return true
+    }
+
+    /// A shortfall without a cause seen (`jump` frames over the recent least, `shortfall` in all), at the
+    /// server's moment `now`: starts following it, stops when it comes back under the threshold, and
+    /// returns the loss once it has stood for `doubtNanoseconds` (the least it stood at, placed at `reading`).
+    private mutating func followDoubt(shortfall: Double, jump: Double, at now: Int64, reading: Int64) -> Loss? {
+        guard var doubt else {
+            if jump >= thresholdFrames { doubt = (now, shortfall - jump, jump, lastAnswerEnd) }
+            return nil
+        }
+        let rise = shortfall - doubt.baseline
+        guard rise >= thresholdFrames else {
+            self.doubt = nil  // it came back: late audio, not lost
+            return nil
+        }
+        doubt.least = min(doubt.least, rise)
+        guard now - doubt.since >= Self.doubtNanoseconds else {
+            self.doubt = doubt
+            return nil
+        }
+        self.doubt = nil
+        return Loss(position: reading, bytes: Int64(doubt.least.rounded()) * bytesPerFrame, kind: .dropped, estimated: true,
+                    foundLateBy: max(0, reading - doubt.from))
     }
 
     /// The server could not answer: nothing is placed, and reading does not wait for an answer.

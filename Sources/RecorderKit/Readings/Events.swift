@@ -5,8 +5,12 @@ public enum RecorderEvent: Sendable, Hashable {
     /// Frames were lost in capture (a hole from the server, the receive queue about to overflow while
     /// every buffer was busy, or the server's queue overflowing while this process could not read); in
     /// a file they are replaced by silence of the same length. Consecutive losses are one event, sent
-    /// once the loss has ended (or the recording stops).
-    case framesDropped(count: Int64, atFrame: Int64)
+    /// once the loss has ended (or the recording stops). `foundLate`: frames before `atFrame` where the loss
+    /// may have begun (0: it is placed where it happened). The server's clock can show a loss only after
+    /// reading has passed it (a shortfall with no cause seen, counted once it has not caught up for four
+    /// seconds); its silence then stands at `atFrame`, and the audio lost is somewhere in the `foundLate`
+    /// frames before.
+    case framesDropped(count: Int64, atFrame: Int64, foundLate: Int64 = 0)
     /// The source delivered nothing for `gapFrames` frames from `atFrame` on (`reason` `.suspended` or
     /// `.systemSleep`): the server's clock ran on, so that much silence was written to keep time.
     case sourceGap(gapFrames: Int64, atFrame: Int64, reason: RecordingGap.Reason)
@@ -14,7 +18,8 @@ public enum RecorderEvent: Sendable, Hashable {
     /// capture, its stream stalled or gone, its source suspended: `reason`), in its channels only; the
     /// other sources' channels are untouched and stay aligned. Consecutive losses are one event, sent once
     /// the loss has ended (or the recording stops). (One source reports `framesDropped` and `sourceGap`.)
-    case sourceLost(source: String, frames: Int64, atFrame: Int64, reason: RecordingGap.Reason)
+    /// `foundLate`: as `framesDropped`'s.
+    case sourceLost(source: String, frames: Int64, atFrame: Int64, reason: RecordingGap.Reason, foundLate: Int64 = 0)
     /// The stream was moved to another source (by the user or the server), from `atFrame` on.
     case sourceMoved(to: String, atFrame: Int64)
     /// The source was suspended (no audio flows until it resumes).

@@ -28,6 +28,9 @@ public struct RecordingGap: FramePlaced, FrameCounted, Sendable, Hashable {
     /// The source whose channels hold the silence, in a take of several sources (the others' channels
     /// are untouched); nil when it is every channel.
     public var source: String? = nil
+    /// Frames before `startFrame` where the loss may have begun: found by the server's clock after reading
+    /// had passed it (see `RecorderEvent.framesDropped`); 0 when the silence stands where it happened.
+    public var foundLate: Int64 = 0
 }
 
 /// What happened to one recording (one `record(to:)` … stop cycle).

@@ -16,7 +16,7 @@ extension Delivery {
             switch notice.kind {
             case .dropped, .sourceSilent, .slept:
                 if let open = state.openLoss, open.kind == notice.kind, open.frame + open.count == notice.frame {
-                    state.openLoss?.count += notice.count
+                    state.openLoss?.absorb(notice)
                 } else {
                     closeLoss(recording)
                     state.openLoss = notice
@@ -46,7 +46,7 @@ extension Delivery {
     /// reported and this one opened.
     func openSourceLoss(_ notice: CaptureNotice, _ recording: RecordingState?) {
         if let open = state.openSourceLosses[notice.source], open.kind == notice.kind, open.frame + open.count == notice.frame {
-            state.openSourceLosses[notice.source]?.count += notice.count
+            state.openSourceLosses[notice.source]?.absorb(notice)
         } else {
             closeSourceLoss(notice.source, recording)
             state.openSourceLosses[notice.source] = notice
@@ -66,7 +66,7 @@ extension Delivery {
         let inFile = record(loss, reason: reason, in: recording, source: name)
         let (count, frame) = inFile.map { ($0.frames, $0.frame) } ?? (loss.count, loss.frame)
         guard count > 0 else { return }
-        events.yield(.sourceLost(source: name, frames: count, atFrame: frame, reason: reason))
+        events.yield(.sourceLost(source: name, frames: count, atFrame: frame, reason: reason, foundLate: loss.foundLate))
     }
 
     /// Reports the open loss (one event, one gap in the recording), if any. While recording, the
@@ -80,7 +80,7 @@ extension Delivery {
         let inFile = record(loss, reason: reason, in: recording)
         let (count, frame) = inFile.map { ($0.frames, $0.frame) } ?? (loss.count, loss.frame)
         guard count > 0 else { return }
-        events.yield(reason == .dropped ? .framesDropped(count: count, atFrame: frame)
+        events.yield(reason == .dropped ? .framesDropped(count: count, atFrame: frame, foundLate: loss.foundLate)
                                         : .sourceGap(gapFrames: count, atFrame: frame, reason: reason))
     }
 
@@ -93,7 +93,7 @@ extension Delivery {
         let loss = recording.lossInFile(at: notice.frame, count: notice.count)
         guard loss.frames > 0 else { return (0, loss.frame, loss.position) }
         session.gaps.append(RecordingGap(startFrame: loss.position, frameCount: loss.frames, reason: reason,
-                                         sampleRate: format.sampleRate, source: source))
+                                         sampleRate: format.sampleRate, source: source, foundLate: notice.foundLate))
         if reason == .dropped { session.droppedFrames += loss.frames }
         return (loss.frames, loss.frame, loss.position)
     }
