@@ -54,14 +54,17 @@ public final class NumberedSource: @unchecked Sendable {
     private let fifo: String
     private let state = FeedState()
     private let witness: ReferenceCapture
+    /// The pipe source's name on the server (`name` unless another was asked: a take of two numbered sources).
+    public let sourceName: String
 
-    /// Loads the pipe source on `server`, starts the feed and the witness, and returns once the server
-    /// delivers the feed (the witness has received some).
-    public init(server: PrivateServer, directory: String) async throws {
-        fifo = directory + "/numbered.fifo"
+    /// Loads the pipe source on `server` (named `sourceName`), starts the feed and the witness, and returns
+    /// once the server delivers the feed (the witness has received some).
+    public init(server: PrivateServer, directory: String, sourceName: String = NumberedSource.name) async throws {
+        self.sourceName = sourceName
+        fifo = directory + (sourceName == Self.name ? "/numbered.fifo" : "/\(sourceName).fifo")
         let fifo = self.fifo
         try await offThread {
-            try server.run("pactl", ["load-module", "module-pipe-source", "source_name=\(Self.name)", "file=\(fifo)",
+            try server.run("pactl", ["load-module", "module-pipe-source", "source_name=\(sourceName)", "file=\(fifo)",
                                      "format=s16le", "rate=\(Self.sampleRate)", "channels=1"])
         }
         // The server holds the FIFO open to read (and write, so it never sees an end): opening it to
@@ -76,7 +79,7 @@ public final class NumberedSource: @unchecked Sendable {
         thread.name = "numbered feed"
         thread.start()
         do {
-            witness = try await ReferenceCapture(server: server, source: Self.name, directory: directory)
+            witness = try await ReferenceCapture(server: server, source: sourceName, directory: directory)
         } catch {
             state.stopping.store(true, ordering: .releasing)
             throw error
@@ -189,6 +192,20 @@ public final class NumberedSource: @unchecked Sendable {
         }
     }
 
+    /// The gaps a file's markers name for one source of several ("gap 1.148 s in NAME: …"), with how far
+    /// before its marker each loss may have begun ("found late: went missing up to 4.250 s before"; else 0).
+    public static func markedGaps(_ markers: [FileMarker], sampleRate: Int, source: String) -> [(frame: Int, count: Int, foundLate: Int)] {
+        zip(markers, markers.map { [$0] }.map { markedGaps($0, sampleRate: sampleRate) }).compactMap { marker, read in
+            guard let gap = read.first, marker.label.contains(" in \(source): ") else { return nil }
+            var late = 0
+            if let range = marker.label.range(of: "went missing up to "),
+               let seconds = Double(marker.label[range.upperBound...].prefix { $0 != " " }) {
+                late = Int((seconds * Double(sampleRate)).rounded())
+            }
+            return (frame: gap.frame, count: gap.count, foundLate: late)
+        }
+    }
+
     /// Whether `dropped` frames, as a summary line states them, are the losses the file at `path` marks:
     /// none and no gap marker, or the markers' total (each to the millisecond, so half of one of slack per
     /// marker). A take of a known signal that runs beside other work may lose frames when its process
@@ -210,15 +227,26 @@ public final class NumberedSource: @unchecked Sendable {
     public static func markerSlack(sampleRate: Int) -> Int { sampleRate / 2_000 + 1 }
 
     /// `countSlack`: how far a gap's stated length may be from the frames missing (0: exactly; a file
-    /// marker's milliseconds, half of one).
-    public func check(_ take: [Int16], gaps: [(frame: Int, count: Int)] = [], countSlack: Int = 0) async throws -> NumberedCheck {
+    /// marker's milliseconds, half of one). `spread`: losses whose frames may have gone missing up to
+    /// `before` frames ahead of their silence (at `frame`, `count` long) or `after` frames past it, as well
+    /// as across it: a loss found late (its silence stands where reading was when it was counted), or one
+    /// whose place is an estimate (where a full server queue ended, from the server's clock), with a full
+    /// queue's last room taking small pieces of later audio while the rest is refused (PulseAudio: numbers
+    /// missing in a few jumps over 150 frames, measured). Every number missing from `before` frames ahead of
+    /// the silence to `after` frames past it is then that loss's, and their total must be its count within `countSlack`;
+    /// across a silence longer than the sequence's period the numbers cannot tell whole periods apart,
+    /// so as many are taken as bring the total nearest the count.
+    public func check(_ take: [Int16], gaps: [(frame: Int, count: Int)] = [], countSlack: Int = 0,
+                      spread: [(frame: Int, count: Int, before: Int, after: Int)] = []) async throws -> NumberedCheck {
         var unexplained: [NumberedCheck.Loss] = []
         var bySource: [NumberedCheck.Loss] = []
         var counted = 0
         var silence = 0
         var numbered = 0
+        // Every place numbers go missing: after frame `at` (the last numbered one before), `missing` of
+        // them (modulo the period), `zeros` frames of silence, the next numbered frame at `next`.
+        var jumps: [(at: Int, next: Int, before: Int, after: Int, missing: Int, zeros: Int)] = []
         var previous: (index: Int, number: Int)?
-        var witnessNumbers: [Int?]?
         for index in take.indices {
             guard let number = Self.number(take[index]) else { continue }
             numbered += 1
@@ -228,20 +256,38 @@ public final class NumberedSource: @unchecked Sendable {
             let missing = (number - before.number - 1 + Self.period) % Self.period
             if missing == 0 {
                 silence += zeros
-                continue
+            } else {
+                jumps.append((before.index, index, before.number, number, missing, zeros))
             }
-            let loss = NumberedCheck.Loss(frame: before.index + 1, missing: missing, silence: zeros)
-            let gapFrames = gaps.filter { $0.frame > before.index && $0.frame < index }.reduce(0) { $0 + $1.count }
-            if gapFrames > 0 && abs(gapFrames - missing) <= countSlack && zeros >= missing {
-                counted += missing
-                silence += zeros - missing
+        }
+        var explained = Set<Int>()
+        for gap in spread {
+            // Its silence stands where it says (a numbered frame is never 0).
+            let silent = gap.frame..<min(take.count, max(gap.frame, gap.frame + gap.count - countSlack))
+            guard gap.frame >= 0, take[silent].allSatisfy({ $0 == 0 }) else { continue }
+            let inReach = jumps.indices.filter { jumps[$0].at >= gap.frame - gap.before - 1 && jumps[$0].at < gap.frame + gap.count + gap.after }
+            let total = inReach.reduce(0) { $0 + jumps[$1].missing }
+            let periods = max(0, Int((Double(gap.count - total) / Double(Self.period)).rounded()))
+            let counting = total + periods * Self.period
+            guard !inReach.isEmpty, abs(counting - gap.count) <= countSlack else { continue }
+            explained.formUnion(inReach)
+            counted += counting
+            silence += max(0, inReach.reduce(0) { $0 + jumps[$1].zeros } - gap.count)
+        }
+        var witnessNumbers: [Int?]?
+        for (position, jump) in jumps.enumerated() where !explained.contains(position) {
+            let loss = NumberedCheck.Loss(frame: jump.at + 1, missing: jump.missing, silence: jump.zeros)
+            let gapFrames = gaps.filter { $0.frame > jump.at && $0.frame < jump.next }.reduce(0) { $0 + $1.count }
+            if gapFrames > 0 && abs(gapFrames - jump.missing) <= countSlack && jump.zeros >= jump.missing {
+                counted += jump.missing
+                silence += jump.zeros - jump.missing
                 continue
             }
             if witnessNumbers == nil {
                 let samples = try await witness.samples(afterFrames: Self.sampleRate / 5)
                 witnessNumbers = samples.map(Self.number)
             }
-            if Self.skips(witnessNumbers ?? [], from: before.number, to: number) {
+            if Self.skips(witnessNumbers ?? [], from: jump.before, to: jump.after) {
                 bySource.append(loss)
             } else {
                 unexplained.append(loss)

@@ -34,4 +34,18 @@ struct MarkedGapTests {
         #expect(!NumberedSource.lossIsMarked(0, markers: marked, sampleRate: 44_100), "a marker no drop explains")
         #expect(!NumberedSource.lossIsMarked(4_410, markers: marked, sampleRate: 44_100), "twice the marked loss")
     }
+
+    /// A loss of one source found late: its marker names the source and how far before it the audio went
+    /// missing, and is read back for that source only.
+    @Test func aLossFoundLateIsReadBackWithItsSourceAndHowLate() {
+        let late = RecordingGap(startFrame: 300_000, frameCount: 4_090, reason: .dropped, sampleRate: 8_000, source: "b",
+                                foundLate: 34_000)
+        let other = RecordingGap(startFrame: 100_000, frameCount: 48_000, reason: .dropped, sampleRate: 8_000, source: "a")
+        #expect(late.markerLabel == "gap 0.511 s in b: the system did not keep up (found late: went missing up to 4.250 s before)")
+        let markers = [other, late].map { FileMarker(frame: $0.startFrame, label: $0.markerLabel) }
+        let read = NumberedSource.markedGaps(markers, sampleRate: 8_000, source: "b")
+        #expect(read.count == 1 && read.first?.frame == 300_000 && read.first?.count == 4_088 && read.first?.foundLate == 34_000,
+                "\(read)")
+        #expect(NumberedSource.markedGaps(markers, sampleRate: 8_000, source: "a").map(\.foundLate) == [0])
+    }
 }

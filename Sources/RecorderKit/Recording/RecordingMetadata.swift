@@ -96,7 +96,8 @@ struct FrameClock: Sendable {
 
 extension RecordingGap {
     /// The label of the marker a file gets where the gap begins, e.g. "gap 1.148 s: the system did not
-    /// keep up".
+    /// keep up", or for a loss found late "gap 0.512 s in mic: the system did not keep up (found late: went
+    /// missing up to 4.250 s before)".
     var markerLabel: String {
         let why = switch reason {
         case .dropped: "the system did not keep up"
@@ -104,9 +105,12 @@ extension RecordingGap {
         case .suspended: "the source was suspended"
         case .systemSleep: "the machine slept"
         }
-        let milliseconds = Int64((duration * 1_000).rounded())
-        let fraction = String(milliseconds % 1_000)
-        return "gap \(milliseconds / 1_000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction) s"
-            + (source.map { " in \($0)" } ?? "") + ": \(why)"
+        func seconds(_ frames: Int64) -> String {
+            let milliseconds = Int64((Double(frames) / Double(max(1, sampleRate)) * 1_000).rounded())
+            let fraction = String(milliseconds % 1_000)
+            return "\(milliseconds / 1_000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction) s"
+        }
+        return "gap \(seconds(frameCount))" + (source.map { " in \($0)" } ?? "") + ": \(why)"
+            + (foundLate > 0 ? " (found late: went missing up to \(seconds(foundLate)) before)" : "")
     }
 }
