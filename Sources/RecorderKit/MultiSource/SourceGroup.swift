@@ -202,9 +202,12 @@ final class SourceGroup: CallbackTarget, CaptureListener, CaptureSide, @unchecke
         return stoodIn
     }
 
-    /// Answers after a loss whose median places the source when a hold ends (half a second of rounds, after
-    /// those left out; each scatters by a tenth of a millisecond idle, and the median keeps a late one out).
-    static let holdAnswers = 5
+    /// Answers after a loss whose median places the source when a hold ends (a second of rounds, after those
+    /// left out; each scatters by a tenth of a millisecond idle, and the median keeps a late one out). With
+    /// five, half a second's, the first answers after a stall still leaned while the server and this process
+    /// caught up: two of eleven stalled takes beside `scripts/busy` and another suite stood 8 and 9 frames
+    /// (1.1 ms at 8 kHz) off at once, where the line later put them.
+    static let holdAnswers = 10
 
     /// Ends the holds of sources waiting at one (see `SourceLane.hold`) whose clock has `holdAnswers` after the
     /// loss, or all with `giveUp` (a stop's flush) or that wait too long (the others within half a second of
