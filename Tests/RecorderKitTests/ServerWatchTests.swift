@@ -74,4 +74,28 @@ struct ServerWatchTests {
         #expect(placed.isEmpty, "\(placed)")
         #expect(doubt[7] == true && doubt[8] == false, "\(doubt)")
     }
+
+    /// A shortfall in doubt (8 192 bytes from 6 s), then a loss with a cause (the server's queue full at the
+    /// answer at 8 s, 16 000 bytes more refused): one loss of both, counted at once, the doubt ended.
+    @Test func aLossWithACauseDuringADoubtTakesTheDoubtsFramesWithIt() throws {
+        var watch = ServerWatch(format: try StreamFormat(sampleRate: 8_000), fragmentBytes: 320)
+        watch.restart(maxQueueBytes: 32_000)
+        var placed: [ServerWatch.Loss] = []
+        // Followed every 20 ms while in doubt: answers at 6 s, then 6.02 … 7.98 s, then 8 s with the queue full.
+        var times: [Int64] = (1...5).map { Int64($0) * Self.second }
+        times += (0..<100).map { 6 * Self.second + Int64($0) * 20_000_000 }
+        for time in times + [8 * Self.second] {
+            let full = time == 8 * Self.second
+            let written = time * 16_000 / Self.second - (time >= 6 * Self.second ? 8_192 : 0) - (full ? 16_000 : 0)
+            let held: Int64 = full ? 32_000 : 0
+            watch.asking(at: time, boot: time)
+            if watch.answered(writeIndex: written, readIndex: written - held, sourceMicroseconds: 0, consumed: written - held,
+                              queued: 0, reading: written - held, suspended: false),
+               let loss = watch.takeLoss(at: .max) {
+                placed.append(loss)
+            }
+        }
+        #expect(placed.count == 1 && placed.first?.bytes == 8_192 + 16_000 && placed.first?.foundLateBy == 0, "\(placed)")
+        #expect(!watch.countInDoubt)
+    }
 }

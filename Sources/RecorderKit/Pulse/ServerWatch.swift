@@ -286,7 +286,10 @@ struct ServerWatch {
         // Against CLOCK_MONOTONIC, the servers' own clock: while the machine (or a VM) is suspended
         // their clocks stand still too, and no audio is owed for that time.
         let shortfall = Double(takenAt - anchor.monotonic) / 1e9 * rate - (captured - anchor.frames)
-        let jump = shortfall - (window.min() ?? shortfall)
+        // From the least of the recent ones, or from before a shortfall in doubt if lower: followed every 20 ms,
+        // the doubt's own answers soon fill the window, and a loss with a cause counted meanwhile must take the
+        // doubt's frames with it.
+        let jump = shortfall - min(window.min() ?? shortfall, doubt?.baseline ?? shortfall)
         let slept = Double(sleep - (lastAnswerSleep ?? sleep)) / 1e9 * rate > jump / 2
         // The queue was full at the answer, or this process stood still for longer than the queue holds
         // (by the time the answer comes, the reading after the stall may have emptied it: a several-source
