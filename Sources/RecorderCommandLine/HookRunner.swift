@@ -1,24 +1,23 @@
-// `record --on-file PROGRAM`: a program run once for each finished file of a take, on a thread of its own, bounded in number and in time.
+// `record --on-file PROGRAM` and `--on-alarm PROGRAM`: a program run once for each job (a finished file, an alarm), on a thread of its own, bounded in number and in time.
 import Dispatch
 import Glibc
 import RecorderKit
 import Synchronization
 
-/// Runs `PROGRAM FILE` once for each file the take has finished (`RecorderEvent.fileFinished`), one at a
-/// time, in order, on a thread of its own: the take never waits for it.
+/// Runs `PROGRAM ARGUMENTS…` once for each job (`HookJob`: a file the take has finished, an alarm that
+/// began or ended), one at a time, in order, on a thread of its own: the take never waits for it.
 ///
-/// - Executed directly (posix_spawnp: a bare name is looked for in PATH; never a shell), with the file's figures in its environment
-///   (`RECORDER_FILE`, `RECORDER_FILE_INDEX`, `RECORDER_FRAMES`, `RECORDER_SECONDS`, `RECORDER_SAMPLE_RATE`,
-///   `RECORDER_CHANNELS`, `RECORDER_START`: the first frame's time, ISO 8601 UTC, empty if unknown), its
-///   standard input /dev/null and its standard output this command's standard error (the level lines on
-///   standard output stay the command's own), signals at their defaults and in a process group of its
-///   own (a Ctrl-C meant for the take does not cut an upload short).
-/// - Bounded: at most `queueLimit` files wait; more are left out, counted and reported (a hook slower than
-///   the files come would otherwise pile up for months). Each run is stopped at `timeout` (SIGTERM, then
-///   SIGKILL 2 s later).
+/// - Executed directly (posix_spawnp: a bare name is looked for in PATH; never a shell), with the job's
+///   figures (`RECORDER_…`) in its environment in place of any inherited, its standard input /dev/null and
+///   its standard output this command's standard error (the level lines on standard output stay the
+///   command's own), signals at their defaults and in a process group of its own (a Ctrl-C meant for the
+///   take does not cut an upload short).
+/// - Bounded: at most `queueLimit` jobs wait; more are left out, counted and reported (a hook slower than
+///   the files or alarms come would otherwise pile up for months). Each run is stopped at `timeout`
+///   (SIGTERM, then SIGKILL 2 s later).
 /// - Every failure (an exit status other than 0, a signal, the time limit, a program that cannot start)
 ///   is reported at once through `report`, and counted in `outcome`.
-package final class FileHooks: Sendable {
+package final class HookRunner: Sendable {
     package struct Outcome: Sendable, Equatable {
         package var run = 0
         package var failed = 0
@@ -30,14 +29,14 @@ package final class FileHooks: Sendable {
     let program: String
     let queueLimit: Int
     let timeout: Double
-    private let report: @Sendable (FinishedFile, String) -> Void
-    private let state = Mutex<(queue: [FinishedFile], outcome: Outcome, closing: Bool)>(([], Outcome(), false))
+    private let report: @Sendable (HookJob, String) -> Void
+    private let state = Mutex<(queue: [HookJob], outcome: Outcome, closing: Bool)>(([], Outcome(), false))
     private let wake = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
 
-    /// `report(file, what)`: one failure, as a phrase ("exited with status 3").
-    package init(program: String, timeout: Double, queueLimit: Int = FileHooks.queueLimit,
-         report: @escaping @Sendable (FinishedFile, String) -> Void) {
+    /// `report(job, what)`: one failure, as a phrase ("exited with status 3").
+    package init(program: String, timeout: Double, queueLimit: Int = HookRunner.queueLimit,
+         report: @escaping @Sendable (HookJob, String) -> Void) {
         self.program = program
         self.queueLimit = queueLimit
         self.timeout = timeout
@@ -46,20 +45,20 @@ package final class FileHooks: Sendable {
         DispatchQueue(label: "rk-hooks").async { [self] in serve() }
     }
 
-    /// A finished file: queued for the program (left out if `queueLimit` wait already). Any thread.
-    package func enqueue(_ file: FinishedFile) {
+    /// A job: queued for the program (left out if `queueLimit` wait already). Any thread.
+    package func enqueue(_ job: HookJob) {
         let queued = state.withLock { state -> Bool in
             guard !state.closing, state.queue.count < queueLimit else {
                 state.outcome.leftOut += 1
                 return false
             }
-            state.queue.append(file)
+            state.queue.append(job)
             return true
         }
-        if queued { wake.signal() } else { report(file, "was left out: \(queueLimit) files were waiting for it already") }
+        if queued { wake.signal() } else { report(job, "was left out: \(queueLimit) runs were waiting already") }
     }
 
-    /// Waits until every queued file has had its run (each bounded by the time limit), and returns the
+    /// Waits until every queued job has had its run (each bounded by the time limit), and returns the
     /// outcome. Blocks: call it off the cooperative pool.
     package func finish() -> Outcome {
         state.withLock { $0.closing = true }
@@ -71,8 +70,8 @@ package final class FileHooks: Sendable {
     private func serve() {
         while true {
             wake.wait()
-            while let file = state.withLock({ state -> FinishedFile? in state.queue.isEmpty ? nil : state.queue.removeFirst() }) {
-                let failure = run(for: file)
+            while let job = state.withLock({ state -> HookJob? in state.queue.isEmpty ? nil : state.queue.removeFirst() }) {
+                let failure = run(for: job)
                 state.withLock { state in
                     state.outcome.run += 1
                     if let failure {
@@ -80,7 +79,7 @@ package final class FileHooks: Sendable {
                         if failure.contains("time limit") { state.outcome.timedOut += 1 }
                     }
                 }
-                if let failure { report(file, failure) }
+                if let failure { report(job, failure) }
             }
             if state.withLock({ $0.closing && $0.queue.isEmpty }) {
                 done.signal()
@@ -89,12 +88,8 @@ package final class FileHooks: Sendable {
         }
     }
 
-    /// One run for `file`: nil when it exited with status 0, else what went wrong.
-    private func run(for file: FinishedFile) -> String? {
-        let iso = file.startTime.flatMap { SegmentNames(pattern: "%Y-%m-%dT%H:%M:%SZ", zone: .utc).name(at: $0) } ?? ""
-        let figures = ["RECORDER_FILE=\(file.path)", "RECORDER_FILE_INDEX=\(file.index)", "RECORDER_FRAMES=\(file.frameCount)",
-                       "RECORDER_SECONDS=\(format(file.duration, 3))", "RECORDER_SAMPLE_RATE=\(file.sampleRate)",
-                       "RECORDER_CHANNELS=\(file.channelCount)", "RECORDER_START=\(iso)"]
+    /// One run for `job`: nil when it exited with status 0, else what went wrong.
+    private func run(for job: HookJob) -> String? {
         var environment: [String] = []
         var entry = environ
         while let pointer = entry.pointee {
@@ -102,8 +97,8 @@ package final class FileHooks: Sendable {
             if !text.hasPrefix("RECORDER_") { environment.append(text) }
             entry += 1
         }
-        environment += figures
-        let arguments = [program, file.path]
+        environment += job.figures
+        let arguments = [program] + job.arguments
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
         defer {

@@ -101,7 +101,12 @@ package struct Record: AsyncParsableCommand {
         valueName: "program"))
     var onFile: String?
 
-    @Option(name: .customLong("hook-timeout"), parsing: .unconditional, help: ArgumentHelp("Stop an --on-file run after this many seconds (default 600).", valueName: "seconds"))
+    @Option(name: .customLong("on-alarm"), help: ArgumentHelp(
+        "Run PROGRAM ALARM STATE (silence, clipping, source or disk; on or off) each time an --alarm-… begins or ends, executed directly, never through a shell, with RECORDER_ALARM, RECORDER_ALARM_STATE, RECORDER_ALARM_MESSAGE, RECORDER_T… in its environment; the take never waits for it.",
+        valueName: "program"))
+    var onAlarm: String?
+
+    @Option(name: .customLong("hook-timeout"), parsing: .unconditional, help: ArgumentHelp("Stop an --on-file or --on-alarm run after this many seconds (default 600).", valueName: "seconds"))
     var hookTimeout: Double = 600
 
     @Option(name: .customLong("start-at"), parsing: .unconditional, help: ArgumentHelp(
@@ -223,8 +228,14 @@ package struct Record: AsyncParsableCommand {
         if let alarmDisk, Self.room(alarmDisk) == nil {
             throw ValidationError("invalid --alarm-disk '\(alarmDisk)': use a share of the disk below 100%, e.g. 10%, or bytes, e.g. 500M or 20G")
         }
-        if let onFile, let refusal = FileHooks.refusal(onFile) {
+        if let onFile, let refusal = HookRunner.refusal(onFile) {
             throw ValidationError("invalid --on-file '\(onFile)': it \(refusal); give the path of a program to run for each file")
+        }
+        if let onAlarm, let refusal = HookRunner.refusal(onAlarm) {
+            throw ValidationError("invalid --on-alarm '\(onAlarm)': it \(refusal); give the path of a program to run for each alarm")
+        }
+        if onAlarm != nil, alarmSilence == nil, !alarmClip, alarmDisk == nil {
+            throw ValidationError("--on-alarm needs an alarm to run for: add --alarm-silence, --alarm-clip or --alarm-disk")
         }
         if !(hookTimeout.isFinite && hookTimeout > 0 && hookTimeout <= 86_400) {
             throw ValidationError("invalid --hook-timeout \(hookTimeout): use more than 0 and at most 86400 seconds")
@@ -338,14 +349,19 @@ package struct Record: AsyncParsableCommand {
         if !toStandardOutput { standardOutput.goLive { code in live.outputFailed(code) } }
         standardError.goLive()
         let quiet = self.quiet
-        let hooks = onFile.map { program in
-            FileHooks(program: program, timeout: hookTimeout) { file, what in
-                let t = format(max(0, Double(file.endFrame - fileStart) / Double(rate)), 3)
-                live.report(EventReport(message: "warning: --on-file '\(program)' for \(file.path) \(what)",
-                                        json: "{\"event\": \"hook-failed\", \"t\": \(t), \"path\": \(jsonString(file.path)), "
-                                            + "\"reason\": \(jsonString(what))}"))
+        // A hook's failure: a line and a `hook-failed` event (`hook`: which option; `path`: the file, for --on-file).
+        func hookRunner(_ program: String?, option: String) -> HookRunner? {
+            program.map { program in
+                HookRunner(program: program, timeout: hookTimeout) { job, what in
+                    let t = format(max(0, Double(job.frame - fileStart) / Double(rate)), 3)
+                    live.report(EventReport(message: "warning: --\(option) '\(program)' \(job.subject) \(what)",
+                                            json: "{\"event\": \"hook-failed\", \"t\": \(t), \"hook\": \"\(option)\""
+                                                + (job.path.map { ", \"path\": \(jsonString($0))" } ?? "") + ", \"reason\": \(jsonString(what))}"))
+                }
             }
         }
+        let hooks = hookRunner(onFile, option: "on-file")
+        let alarmHooks = hookRunner(onAlarm, option: "on-alarm")
         // An alarm that starts or ends: a line, an event, and a marker in the file where it was seen.
         let raise: @Sendable (Alarms.Change) -> Void = { change in
             let seconds = max(0, Double(change.frame - fileStart) / Double(rate))
@@ -354,11 +370,12 @@ package struct Record: AsyncParsableCommand {
                                     json: "{\"event\": \"alarm\", \"t\": \(t), \"alarm\": \"\(change.kind)\", "
                                         + "\"state\": \"\(change.on ? "on" : "off")\", \"message\": \(jsonString(change.message))}"))
             _ = try? recorder.addMarker((change.on ? "alarm: " : "alarm over: ") + change.message)
+            alarmHooks?.enqueue(HookJob(alarm: change, seconds: seconds, time: Self.wallClock(), file: output))
         }
         let cutIntoFiles = segment != nil || maxFileTime != nil || maxFileSize != nil
         let reporter = Task {
             for await event in events {
-                if case .fileFinished(let file) = event { hooks?.enqueue(file) }
+                if case .fileFinished(let file) = event { hooks?.enqueue(HookJob(file: file)) }
                 for change in alarms?.event(event) ?? [] { raise(change) }
                 switch event {
                 case .recordingPaused:
@@ -438,12 +455,14 @@ package struct Record: AsyncParsableCommand {
         await consumer.value
         await reporter.value
         // The last file's run too, each within its time limit.
-        var hooksDone: FileHooks.Outcome?
-        if let hooks {
-            hooksDone = await withCheckedContinuation { (continuation: CheckedContinuation<FileHooks.Outcome, Never>) in
-                DispatchQueue.global().async { continuation.resume(returning: hooks.finish()) }
+        func finished(_ runner: HookRunner?) async -> HookRunner.Outcome? {
+            guard let runner else { return nil }
+            return await withCheckedContinuation { (continuation: CheckedContinuation<HookRunner.Outcome, Never>) in
+                DispatchQueue.global().async { continuation.resume(returning: runner.finish()) }
             }
         }
+        let hooksDone = await finished(hooks)
+        let alarmHooksDone = await finished(alarmHooks)
         await live.finish()
         guard let summary else { throw ExitCode(ExitStatus.other) }
         // One file per source, from each file the take wrote (the take's own file goes once split).
@@ -469,10 +488,11 @@ package struct Record: AsyncParsableCommand {
             printSources(summary.sources)
             if files != summary.files { writeLine("files by source: " + files.joined(separator: ", ")) }
             if !summary.peakFiles.isEmpty { writeLine("peaks: " + summary.peakFiles.joined(separator: ", ")) }
-            if let hooksDone {
-                writeLine("on-file: \(hooksDone.run) run\(hooksDone.run == 1 ? "" : "s"), \(hooksDone.failed) failed"
-                          + (hooksDone.timedOut > 0 ? " (\(hooksDone.timedOut) at the time limit)" : "")
-                          + (hooksDone.leftOut > 0 ? ", \(hooksDone.leftOut) files left out (the queue was full)" : ""))
+            for (option, done) in [("on-file", hooksDone), ("on-alarm", alarmHooksDone)] {
+                guard let done else { continue }
+                writeLine("\(option): \(done.run) run\(done.run == 1 ? "" : "s"), \(done.failed) failed"
+                          + (done.timedOut > 0 ? " (\(done.timedOut) at the time limit)" : "")
+                          + (done.leftOut > 0 ? ", \(done.leftOut) left out (the queue was full)" : ""))
             }
             let channels = recorder.format.channelCount
             if recorder.metadata.broadcastExtension, summary.fileType == .wav || summary.fileType == .rf64,

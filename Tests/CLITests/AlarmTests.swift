@@ -1,5 +1,6 @@
 // `record --alarm-…`: dead air, clipping, a source lost and the disk nearly full, each alarm's start and end
-// (Alarms, fed by hand), and a take whose clicks leave dead air between them (a line, an event and a marker each).
+// (Alarms, fed by hand), and a take whose clicks leave dead air between them (a line, an event and a marker each,
+// and a run of the --on-alarm program).
 import Foundation
 import RecorderCommandLine
 import RecorderKit
@@ -93,6 +94,76 @@ struct AlarmTests {
             // The markers in the file say the same, in order.
             let markers = try FileAnalysis.analyze(path: path).markers.map(\.label).filter { $0.hasPrefix("alarm") }
             #expect(markers.count == alarms.count && markers.first(where: { $0.contains("dead air") }) != nil, "\(markers)")
+        }
+    }
+
+    /// The same clicks with `--on-alarm` naming a program that writes down what it was given and then sleeps
+    /// for ever (`--hook-timeout 0.5`): it is run once for each alarm event, in order, with the alarm, its state
+    /// and its time as arguments and in its environment; each run is stopped at the time limit and reported;
+    /// and the take is not delayed by a frame: exactly its 4.5 s, nothing dropped.
+    @Test func onAlarmRunsForEachAlarmAndAHookThatHangsDelaysNothing() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            try server.run("pactl", ["load-module", "module-pipe-source", "source_name=rk_alarm_hook", "file=\(directory)/clicks",
+                                     "rate=8000", "channels=1", "format=s16le"])
+            let clicks = PacedClicks(paths: [directory + "/clicks"], sampleRate: 8_000, ppm: [0], seconds: 600)
+            try clicks.start()
+            defer { clicks.stop() }
+            let log = directory + "/alarms.log"
+            let program = directory + "/on-alarm"
+            try "#!/bin/sh\necho \"$1 $2 $RECORDER_ALARM $RECORDER_ALARM_STATE $RECORDER_T $RECORDER_ALARM_MESSAGE\" >> '\(log)'\nexec sleep 1000\n"
+                .write(toFile: program, atomically: true, encoding: .utf8)
+            chmod(program, 0o755)
+            let path = directory + "/take.wav"
+            let result = try await recorder(["record", path, "--duration", "4.5", "-d", "rk_alarm_hook", "--rate", "8000",
+                                             "--alarm-silence", "0.5s@-50", "--on-alarm", program, "--hook-timeout", "0.5",
+                                             "--levels-json"], server: server)
+            #expect(result.status == 0, "\(result.stderr)")
+            let events = try eventLines(result.stdout)
+            let alarms = events.filter { $0.event == "alarm" }
+            #expect(alarms.count >= 6, "\(alarms)")
+            // One run per alarm event, in order, each given what the event says.
+            let runs = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map { $0.split(separator: " ", maxSplits: 5) }
+            try #require(runs.allSatisfy { $0.count == 6 }, "\(runs)")
+            #expect(runs.map { "\($0[0]) \($0[1])" } == alarms.map { "\($0.alarm ?? "") \($0.state ?? "")" }, "\(runs) \(alarms)")
+            #expect(runs.allSatisfy { $0[2] == $0[0] && $0[3] == $0[1] }, "\(runs)")
+            #expect(zip(runs, alarms).allSatisfy { Double($0.0[4]) == $0.1.t }, "\(runs) \(alarms)")
+            #expect(runs.first.map { $0[5].hasPrefix("dead air: below -50.0 dBFS for 0.5 s") } == true, "\(runs)")
+            // Each stopped at the time limit, reported, and counted in the summary.
+            let failed = events.filter { $0.event == "hook-failed" }
+            #expect(failed.count == runs.count && failed.allSatisfy { $0.hook == "on-alarm" && $0.reason?.contains("time limit") == true },
+                    "\(failed)")
+            #expect(result.stderr.contains("on-alarm: \(runs.count) runs, \(runs.count) failed (\(runs.count) at the time limit)"),
+                    "\(result.stderr)")
+            // The take: exactly 4.5 s at 8 kHz, nothing dropped.
+            #expect(try readSoundFile(path).frames == 36_000)
+            #expect(!events.contains { $0.event == "dropped" }, "\(events)")
+        }
+    }
+
+    /// A hook program that cannot run, or `--on-alarm` with no alarm to run for: refused in one line that
+    /// names the option and says what to do, before anything is recorded (exit 64, no file).
+    @Test func hookProgramsThatCannotRunAreRefusedInOneLine() async throws {
+        let directory = try temporaryDirectory()
+        let plain = directory + "/not-executable"
+        try "#!/bin/sh\n".write(toFile: plain, atomically: true, encoding: .utf8)
+        let path = directory + "/take.wav"
+        let cases: [([String], String)] = [
+            (["--on-alarm", directory + "/missing", "--alarm-clip"],
+             "invalid --on-alarm '\(directory)/missing': it is not an executable file; give the path of a program to run for each alarm"),
+            (["--on-alarm", plain, "--alarm-clip"],
+             "invalid --on-alarm '\(plain)': it is not an executable file; give the path of a program to run for each alarm"),
+            (["--on-alarm", "rk-no-such-program-anywhere", "--alarm-clip"],
+             "invalid --on-alarm 'rk-no-such-program-anywhere': it is not a program found in PATH; give the path of a program to run for each alarm"),
+            (["--on-alarm", "/bin/true"], "--on-alarm needs an alarm to run for: add --alarm-silence, --alarm-clip or --alarm-disk"),
+            (["--on-file", plain], "invalid --on-file '\(plain)': it is not an executable file; give the path of a program to run for each file"),
+        ]
+        for (options, message) in cases {
+            let result = try await recorder(["record", path] + options)
+            #expect(result.status == 64, "\(options): \(result.stderr)")
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].hasPrefix("recorder: ") && lines[0].contains(message), "\(options): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: path), "\(options)")
         }
     }
 }

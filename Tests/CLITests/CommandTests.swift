@@ -50,6 +50,9 @@ struct EventLine: Decodable, Equatable {
     let source: String?
     let path: String?
     let reason: String?
+    var alarm: String? = nil
+    var state: String? = nil
+    var hook: String? = nil
 }
 
 func eventLines(_ stdout: String) throws -> [EventLine] {

@@ -82,19 +82,19 @@ struct FileHookTests {
         try "#!/bin/sh\nsleep 0.3\n".write(toFile: slow, atomically: true, encoding: .utf8)
         chmod(slow, 0o755)
         let reported = Mutex<[String]>([])
-        let hooks = FileHooks(program: slow, timeout: 10, queueLimit: 2) { file, what in
-            reported.withLock { $0.append("\(file.path) \(what)") }
+        let hooks = HookRunner(program: slow, timeout: 10, queueLimit: 2) { job, what in
+            reported.withLock { $0.append("\(job.path ?? "") \(what)") }
         }
         let began = Date()
         for index in 1...10 {
-            hooks.enqueue(FinishedFile(path: "/f\(index)", index: index, frameCount: 1, sampleRate: 8_000, channelCount: 1,
-                                       startTime: nil, endFrame: 1))
+            hooks.enqueue(HookJob(file: FinishedFile(path: "/f\(index)", index: index, frameCount: 1, sampleRate: 8_000, channelCount: 1,
+                                                     startTime: nil, endFrame: 1)))
         }
         #expect(Date().timeIntervalSince(began) < 1, "enqueueing never waits for a run")
         let outcome = hooks.finish()
         #expect(outcome.run + outcome.leftOut == 10 && outcome.leftOut >= 7 && outcome.failed == 0, "\(outcome)")
         let lines = reported.withLock { $0 }
-        #expect(lines.count == outcome.leftOut && lines.allSatisfy { $0.hasSuffix("was left out: 2 files were waiting for it already") },
+        #expect(lines.count == outcome.leftOut && lines.allSatisfy { $0.hasSuffix("was left out: 2 runs were waiting already") },
                 "\(lines)")
     }
 }
