@@ -166,4 +166,48 @@ struct AlarmTests {
             #expect(!FileManager.default.fileExists(atPath: path), "\(options)")
         }
     }
+
+    /// A source lost and back, end to end: the server dies under a take with `--reconnect` and an alarm asked
+    /// (`--alarm-clip`: any alarm brings the source's), and comes back two seconds later. The alarm `source`
+    /// goes on when the capture is interrupted and off when it resumes, each a line, an event, a marker, and a
+    /// run of the `--on-alarm` program with `source on` and `source off`.
+    @Test func aLostSourceRaisesAndClearsItsAlarmAndRunsTheHook() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let log = directory + "/alarms.log"
+            let program = directory + "/on-alarm"
+            try "#!/bin/sh\necho \"$1 $2 $RECORDER_ALARM_MESSAGE\" >> '\(log)'\n".write(toFile: program, atomically: true, encoding: .utf8)
+            chmod(program, 0o755)
+            let path = directory + "/take.wav"
+            let process = try RunningProcess(try builtProduct("recorder"),
+                ["record", path, "--source", PrivateServer.monoSink + ".monitor", "--levels-json", "--reconnect", "--reconnect-timeout", "30",
+                 "--alarm-clip", "--on-alarm", program], environment: server.clientEnvironment)
+            var output: [String] = []
+            var crashed = false
+            for await line in process.lines {
+                output.append(line)
+                if !crashed {
+                    crashed = true
+                    await server.crash()
+                    try await Task.sleep(for: .seconds(2))
+                    try await server.restart()
+                }
+                if line.contains("\"event\": \"alarm\"") && line.contains("\"state\": \"off\"") { break }
+            }
+            process.send(SIGINT)
+            for await line in process.lines { output.append(line) }
+            let (status, stderr) = await process.wait()
+            #expect(status == 0, "\(stderr)")
+            let alarms = try eventLines(output.joined(separator: "\n")).filter { $0.event == "alarm" }
+            #expect(alarms.map { "\($0.alarm ?? "") \($0.state ?? "")" } == ["source on", "source off"], "\(alarms)")
+            #expect(stderr.contains("recorder: alarm: source lost: ") && stderr.contains("recorder: alarm over: source back after "), "\(stderr)")
+            let runs = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+            #expect(runs.count == 2 && runs[0].hasPrefix("source on source lost: ") && runs[1].hasPrefix("source off source back after "),
+                    "\(runs)")
+            #expect(stderr.contains("on-alarm: 2 runs, 0 failed"), "\(stderr)")
+            let markers = try FileAnalysis.analyze(path: path).markers.map(\.label).filter { $0.hasPrefix("alarm") }
+            #expect(markers.count == 2 && markers[0].hasPrefix("alarm: source lost: ") && markers[1].hasPrefix("alarm over: source back after "),
+                    "\(markers)")
+        }
+    }
 }

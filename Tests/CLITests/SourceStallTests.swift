@@ -28,6 +28,31 @@ import TestSupport
 struct SourceStallTests {
     static let rate = 8_000
 
+    /// Reads `record --levels-json`'s lines (their `frames`: the take's) until it ends: stops the process for
+    /// 8 s once the take has `at` frames, and sends Ctrl-C `thenRun` frames after the first line after the
+    /// stop. Returns every JSON object it printed.
+    static func stall(_ process: RunningProcess, at: Int64, thenRun: Int64) async throws -> [[String: Any]] {
+        var output: [[String: Any]] = []
+        var stalled = false, stallEnd: Int64?, interrupted = false
+        for await line in process.lines {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
+            output.append(object)
+            guard !interrupted, object["event"] == nil, let frames = (object["frames"] as? NSNumber)?.int64Value else { continue }
+            if !stalled, frames >= at {
+                stalled = true
+                process.send(SIGSTOP)
+                try await Task.sleep(for: .seconds(8))
+                process.send(SIGCONT)
+            } else if stalled, stallEnd == nil {
+                stallEnd = frames
+            } else if let stallEnd, frames >= stallEnd + thenRun {
+                process.send(SIGINT)
+                interrupted = true
+            }
+        }
+        return output
+    }
+
     @Test func aStallLongerThanTheServersQueueLeavesEverySourceAlignedAndItsDriftMeasured() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
@@ -43,25 +68,8 @@ struct SourceStallTests {
             let process = try RunningProcess(try builtProduct("recorder"),
                 ["record", path, "-d", "rk_stall_a", "-d", "rk_stall_b", "--queue-limit", "2", "--levels-json"],
                 environment: server.clientEnvironment)
-            // Level lines carry the take's frames: thirty seconds in, the stop; forty seconds after it, Ctrl-C.
-            var output: [[String: Any]] = []
-            var stalled = false, stallEnd: Int64?, interrupted = false
-            for await line in process.lines {
-                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
-                output.append(object)
-                guard !interrupted, object["event"] == nil, let frames = (object["frames"] as? NSNumber)?.int64Value else { continue }
-                if !stalled, frames >= Int64(30 * Self.rate) {
-                    stalled = true
-                    process.send(SIGSTOP)
-                    try await Task.sleep(for: .seconds(8))
-                    process.send(SIGCONT)
-                } else if stalled, stallEnd == nil {
-                    stallEnd = frames
-                } else if let stallEnd, frames >= stallEnd + Int64(40 * Self.rate) {
-                    process.send(SIGINT)
-                    interrupted = true
-                }
-            }
+            // Thirty seconds in, the stop; forty seconds after it, Ctrl-C.
+            let output = try await Self.stall(process, at: Int64(30 * Self.rate), thenRun: Int64(40 * Self.rate))
             let (status, stderr) = await process.wait()
             #expect(status == 0, "\(stderr)")
 
@@ -159,22 +167,7 @@ struct SourceStallTests {
             let process = try RunningProcess(try builtProduct("recorder"),
                 ["record", path, "-d", first.sourceName, "-d", second.sourceName, "--queue-limit", "2", "--no-drift-correction",
                  "--levels-json"], environment: server.clientEnvironment)
-            var stalled = false, stallEnd: Int64?, interrupted = false
-            for await line in process.lines {
-                guard !interrupted, let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                      object["event"] == nil, let frames = (object["frames"] as? NSNumber)?.int64Value else { continue }
-                if !stalled, frames >= 10 * rate {
-                    stalled = true
-                    process.send(SIGSTOP)
-                    try await Task.sleep(for: .seconds(8))
-                    process.send(SIGCONT)
-                } else if stalled, stallEnd == nil {
-                    stallEnd = frames
-                } else if let stallEnd, frames >= stallEnd + 12 * rate {
-                    process.send(SIGINT)
-                    interrupted = true
-                }
-            }
+            _ = try await Self.stall(process, at: 10 * rate, thenRun: 12 * rate)
             let (status, stderr) = await process.wait()
             #expect(status == 0, "\(stderr)")
             let take = try readSoundFile(path)
