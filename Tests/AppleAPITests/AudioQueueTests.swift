@@ -5,7 +5,11 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite(.timeLimit(.minutes(2)))
+/// The limit is a ceiling only a hang reaches: under ThreadSanitizer beside the CPU stages and `scripts/busy`
+/// its six cases took 266 s together (about 100 s each: a server, a reference capture, the noise to reach
+/// the monitor, the take, the comparison), and once the slowest (float32 stereo, whose reference the generic
+/// path parses, again at each growth) passed two minutes; no way for the queue itself to hang was found.
+@Suite(.timeLimit(.minutes(5)))
 struct AudioQueueRecordingTests {
     /// One second (ten 4 410-frame buffers) recorded from a monitor while a noise plays, in each sample
     /// type and byte order, mono and stereo, callbacks on the main run loop or on the queue's thread:
