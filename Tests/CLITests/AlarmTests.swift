@@ -91,9 +91,11 @@ struct AlarmTests {
             #expect(on.count >= clickFrames.count - 1 && off.count >= clickFrames.count - 1, "\(result.stderr)")
             #expect(stderrLines.filter { $0.contains("alarm: clipping: a full-scale sample") }.count == 1, "\(result.stderr)")
             #expect(alarms.count == on.count + off.count + 1, "\(alarms.map(\.t)) \(result.stderr)")
-            // The markers in the file say the same, in order.
+            // The markers in the file say the same, in order: every alarm's, but one the take's last buffer raised
+            // (t 4.4 s or later), whose level line may be read after the file is closed (beside scripts/busy, once).
             let markers = try FileAnalysis.analyze(path: path).markers.map(\.label).filter { $0.hasPrefix("alarm") }
-            #expect(markers.count == alarms.count && markers.first(where: { $0.contains("dead air") }) != nil, "\(markers)")
+            let marked = markers.count == alarms.count ? alarms : alarms.filter { $0.t < 4.4 }
+            #expect(markers.count == marked.count && markers.first(where: { $0.contains("dead air") }) != nil, "\(markers) \(alarms)")
         }
     }
 
