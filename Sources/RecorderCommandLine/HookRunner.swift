@@ -67,6 +67,13 @@ package final class HookRunner: Sendable {
         return state.withLock { $0.outcome }
     }
 
+    /// `finish()` awaited off the cooperative pool (it blocks until the last run is over).
+    package func finished() async -> Outcome {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+            DispatchQueue.global().async { continuation.resume(returning: self.finish()) }
+        }
+    }
+
     private func serve() {
         while true {
             wake.wait()

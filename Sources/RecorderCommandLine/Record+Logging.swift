@@ -88,4 +88,24 @@ extension Record {
         guard !digits.isEmpty, digits.allSatisfy({ $0.isNumber || $0 == "." }), let value = Double(digits), value.isFinite else { return nil }
         return value * multiplier
     }
+
+    /// The runner of `--on-file` or `--on-alarm` (`option`), if asked: each failure a line and a
+    /// `hook-failed` event (`hook`: the option; `path`: the file, for --on-file), timed from `start`.
+    func hookRunner(_ program: String?, option: String, live: LiveOutput, start: Int64, rate: Int) -> HookRunner? {
+        program.map { program in
+            HookRunner(program: program, timeout: hookTimeout) { job, what in
+                let t = format(max(0, Double(job.frame - start) / Double(rate)), 3)
+                live.report(EventReport(message: "warning: --\(option) '\(program)' \(job.subject) \(what)",
+                                        json: "{\"event\": \"hook-failed\", \"t\": \(t), \"hook\": \"\(option)\""
+                                            + (job.path.map { ", \"path\": \(jsonString($0))" } ?? "") + ", \"reason\": \(jsonString(what))}"))
+            }
+        }
+    }
+
+    /// The summary's line for a hook option: "on-file: 14 runs, 1 failed (1 at the time limit)".
+    static func hookSummary(_ option: String, _ done: HookRunner.Outcome) -> String {
+        "\(option): \(done.run) run\(done.run == 1 ? "" : "s"), \(done.failed) failed"
+            + (done.timedOut > 0 ? " (\(done.timedOut) at the time limit)" : "")
+            + (done.leftOut > 0 ? ", \(done.leftOut) left out (the queue was full)" : "")
+    }
 }

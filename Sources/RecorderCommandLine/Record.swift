@@ -349,19 +349,8 @@ package struct Record: AsyncParsableCommand {
         if !toStandardOutput { standardOutput.goLive { code in live.outputFailed(code) } }
         standardError.goLive()
         let quiet = self.quiet
-        // A hook's failure: a line and a `hook-failed` event (`hook`: which option; `path`: the file, for --on-file).
-        func hookRunner(_ program: String?, option: String) -> HookRunner? {
-            program.map { program in
-                HookRunner(program: program, timeout: hookTimeout) { job, what in
-                    let t = format(max(0, Double(job.frame - fileStart) / Double(rate)), 3)
-                    live.report(EventReport(message: "warning: --\(option) '\(program)' \(job.subject) \(what)",
-                                            json: "{\"event\": \"hook-failed\", \"t\": \(t), \"hook\": \"\(option)\""
-                                                + (job.path.map { ", \"path\": \(jsonString($0))" } ?? "") + ", \"reason\": \(jsonString(what))}"))
-                }
-            }
-        }
-        let hooks = hookRunner(onFile, option: "on-file")
-        let alarmHooks = hookRunner(onAlarm, option: "on-alarm")
+        let hooks = hookRunner(onFile, option: "on-file", live: live, start: fileStart, rate: rate)
+        let alarmHooks = hookRunner(onAlarm, option: "on-alarm", live: live, start: fileStart, rate: rate)
         // An alarm that starts or ends: a line, an event, and a marker in the file where it was seen.
         let raise: @Sendable (Alarms.Change) -> Void = { change in
             let seconds = max(0, Double(change.frame - fileStart) / Double(rate))
@@ -455,14 +444,8 @@ package struct Record: AsyncParsableCommand {
         await consumer.value
         await reporter.value
         // The last file's run too, each within its time limit.
-        func finished(_ runner: HookRunner?) async -> HookRunner.Outcome? {
-            guard let runner else { return nil }
-            return await withCheckedContinuation { (continuation: CheckedContinuation<HookRunner.Outcome, Never>) in
-                DispatchQueue.global().async { continuation.resume(returning: runner.finish()) }
-            }
-        }
-        let hooksDone = await finished(hooks)
-        let alarmHooksDone = await finished(alarmHooks)
+        let hooksDone = await hooks?.finished()
+        let alarmHooksDone = await alarmHooks?.finished()
         await live.finish()
         guard let summary else { throw ExitCode(ExitStatus.other) }
         // One file per source, from each file the take wrote (the take's own file goes once split).
@@ -489,10 +472,7 @@ package struct Record: AsyncParsableCommand {
             if files != summary.files { writeLine("files by source: " + files.joined(separator: ", ")) }
             if !summary.peakFiles.isEmpty { writeLine("peaks: " + summary.peakFiles.joined(separator: ", ")) }
             for (option, done) in [("on-file", hooksDone), ("on-alarm", alarmHooksDone)] {
-                guard let done else { continue }
-                writeLine("\(option): \(done.run) run\(done.run == 1 ? "" : "s"), \(done.failed) failed"
-                          + (done.timedOut > 0 ? " (\(done.timedOut) at the time limit)" : "")
-                          + (done.leftOut > 0 ? ", \(done.leftOut) left out (the queue was full)" : ""))
+                if let done { writeLine(Self.hookSummary(option, done)) }
             }
             let channels = recorder.format.channelCount
             if recorder.metadata.broadcastExtension, summary.fileType == .wav || summary.fileType == .rf64,
