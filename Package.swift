@@ -86,6 +86,9 @@ let package = Package(
         ),
         // The true-peak interpolator's inner loop, in C vector types (fast in a debug build too).
         .target(name: "CTruePeak"),
+        // record --webhook's POST: libcurl's variadic calls, made in C through the functions found when the first
+        // event is sent (curl's header only: no -lcurl, so a take without --webhook never maps libcurl).
+        .target(name: "CWebhook"),
         // sem_clockwait (waits on CLOCK_MONOTONIC) and fallocate: glibc has them, Swift's Glibc module does not show them.
         .systemLibrary(name: "CSemaphore"),
         // The locks the library and the command share (pthread-based, so ThreadSanitizer sees them).
@@ -110,10 +113,10 @@ let package = Package(
         // recorder-serve, which `recorder` becomes (execv) when a command asks for the page.
         .target(
             name: "RecorderCommandLine",
-            dependencies: ["RecorderKit", "RecorderPictures", "Locking",
+            dependencies: ["RecorderKit", "RecorderPictures", "Locking", "CWebhook",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        // The command. Maps no HTTP server, no Foundation networking, curl or TLS; cairo and KissFFT only
+        // The command. Maps no HTTP server, no Foundation networking, curl (but for --webhook's posts) or TLS; cairo and KissFFT only
         // when it draws.
         .executableTarget(
             name: "recorder",

@@ -1,4 +1,4 @@
-// What one run of a hook program is for: a finished file (`--on-file`) or an alarm that began or ended (`--on-alarm`).
+// What one run of a hook is for: a finished file (`--on-file`), an alarm that began or ended (`--on-alarm`), an event to post (`--webhook`).
 import RecorderKit
 
 /// One run of a hook program (see `HookRunner`): the arguments after the program, the figures it gets in
@@ -14,13 +14,27 @@ package struct HookJob: Sendable, Equatable {
     package let frame: Int64
     /// The file it was for, if any (a failure's event names it).
     package let path: String?
+    /// Seconds into the take it concerns, when given in place of `frame` (an event to post: its line's time).
+    package let seconds: Double?
 
-    package init(arguments: [String], figures: [String], subject: String, frame: Int64, path: String? = nil) {
+    package init(arguments: [String], figures: [String], subject: String, frame: Int64, path: String? = nil, seconds: Double? = nil) {
         self.arguments = arguments
         self.figures = figures
         self.subject = subject
         self.frame = frame
         self.path = path
+        self.seconds = seconds
+    }
+
+    /// One event to POST (`--webhook`): its `--levels-json` line (`{"event": NAME, "t": SECONDS, …}`, as
+    /// EventReport writes them), the only argument; its name and time read back from it.
+    package init(event json: String) {
+        func field(_ key: String) -> Substring? {
+            guard let range = json.firstRange(of: "\"\(key)\": ") else { return nil }
+            return json[range.upperBound...].prefix { $0 != "," && $0 != "}" }
+        }
+        let name = field("event").map { $0.filter { $0 != "\"" } } ?? "event"
+        self.init(arguments: [json], figures: [], subject: "for the event \(name)", frame: 0, seconds: field("t").flatMap { Double($0) } ?? 0)
     }
 
     /// `PROGRAM FILE` for a finished file, with `RECORDER_FILE`, `RECORDER_FILE_INDEX`, `RECORDER_FRAMES`,

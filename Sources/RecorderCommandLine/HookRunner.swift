@@ -1,13 +1,14 @@
-// `record --on-file PROGRAM` and `--on-alarm PROGRAM`: a program run once for each job (a finished file, an alarm), on a thread of its own, bounded in number and in time.
+// `record --on-file PROGRAM`, `--on-alarm PROGRAM` and `--webhook URL`: a program run (or a POST made) once for each job (a finished file, an alarm, an event), on a thread of its own, bounded in number and in time.
 import Dispatch
 import Glibc
 import RecorderKit
 import Synchronization
 
-/// Runs `PROGRAM ARGUMENTS…` once for each job (`HookJob`: a file the take has finished, an alarm that
-/// began or ended), one at a time, in order, on a thread of its own: the take never waits for it.
+/// Runs `PROGRAM ARGUMENTS…` (or another `perform`: a webhook's POST) once for each job (`HookJob`: a file
+/// the take has finished, an alarm that began or ended, an event), one at a time, in order, on a thread of
+/// its own: the take never waits for it.
 ///
-/// - Executed directly (posix_spawnp: a bare name is looked for in PATH; never a shell), with the job's
+/// - A program is executed directly (posix_spawnp: a bare name is looked for in PATH; never a shell), with the job's
 ///   figures (`RECORDER_…`) in its environment in place of any inherited, its standard input /dev/null and
 ///   its standard output this command's standard error (the level lines on standard output stay the
 ///   command's own), signals at their defaults and in a process group of its own (a Ctrl-C meant for the
@@ -26,18 +27,25 @@ package final class HookRunner: Sendable {
     }
 
     static let queueLimit = 64
-    let program: String
     let queueLimit: Int
     let timeout: Double
+    /// One job's run: nil when it went well, else what went wrong (a phrase). On the runner's thread.
+    private let perform: @Sendable (HookJob) -> String?
     private let report: @Sendable (HookJob, String) -> Void
     private let state = Mutex<(queue: [HookJob], outcome: Outcome, closing: Bool)>(([], Outcome(), false))
     private let wake = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
 
     /// `report(job, what)`: one failure, as a phrase ("exited with status 3").
-    package init(program: String, timeout: Double, queueLimit: Int = HookRunner.queueLimit,
-         report: @escaping @Sendable (HookJob, String) -> Void) {
-        self.program = program
+    package convenience init(program: String, timeout: Double, queueLimit: Int = HookRunner.queueLimit,
+                             report: @escaping @Sendable (HookJob, String) -> Void) {
+        self.init(timeout: timeout, queueLimit: queueLimit, perform: { Self.run(program, for: $0, timeout: timeout) }, report: report)
+    }
+
+    /// `perform(job)`: one run, bounded by `timeout` itself (a POST's own time limit).
+    package init(timeout: Double, queueLimit: Int = HookRunner.queueLimit, perform: @escaping @Sendable (HookJob) -> String?,
+                 report: @escaping @Sendable (HookJob, String) -> Void) {
+        self.perform = perform
         self.queueLimit = queueLimit
         self.timeout = timeout
         self.report = report
@@ -78,7 +86,7 @@ package final class HookRunner: Sendable {
         while true {
             wake.wait()
             while let job = state.withLock({ state -> HookJob? in state.queue.isEmpty ? nil : state.queue.removeFirst() }) {
-                let failure = run(for: job)
+                let failure = perform(job)
                 state.withLock { state in
                     state.outcome.run += 1
                     if let failure {
@@ -95,8 +103,8 @@ package final class HookRunner: Sendable {
         }
     }
 
-    /// One run for `job`: nil when it exited with status 0, else what went wrong.
-    private func run(for job: HookJob) -> String? {
+    /// One run of `program` for `job`, stopped at `timeout`: nil when it exited with status 0, else what went wrong.
+    private static func run(_ program: String, for job: HookJob, timeout: Double) -> String? {
         var environment: [String] = []
         var entry = environ
         while let pointer = entry.pointee {
@@ -168,7 +176,7 @@ package final class HookRunner: Sendable {
         return program.contains("/") ? "is not an executable file" : "is not a program found in PATH"
     }
 
-    private func monotonicSeconds() -> Double {
+    private static func monotonicSeconds() -> Double {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9

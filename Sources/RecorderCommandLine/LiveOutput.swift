@@ -22,6 +22,8 @@ package final class LiveOutput: Sendable {
     private let lastDraw = Locked<ContinuousClock.Instant?>(nil)
     /// Held while writing to the terminal, so a drawing and an event line never interleave.
     private let terminal = PosixMutex()
+    /// Where each event's JSON line is also sent (`--webhook`).
+    private let forward = Locked<(@Sendable (String) -> Void)?>(nil)
     /// A line under the readout naming the keys (when they are read).
     private let hint = Locked<String?>(nil)
 
@@ -150,9 +152,15 @@ package final class LiveOutput: Sendable {
         return line + "}"
     }
 
-    /// Reports an event: its line on stderr (above the readout, which is drawn again below it) and its
-    /// JSON line with --levels-json.
-    func report(_ report: EventReport, showMessage: Bool = true) {
+    /// Sends each event's JSON line from now on to `events` too (with or without --levels-json), unless
+    /// reported with `forward: false`. `events` must not block.
+    func forwardEvents(_ events: @escaping @Sendable (String) -> Void) {
+        forward.withLock { $0 = events }
+    }
+
+    /// Reports an event: its line on stderr (above the readout, which is drawn again below it), its
+    /// JSON line with --levels-json, and that line to where events are forwarded (unless `forward` is false).
+    func report(_ report: EventReport, showMessage: Bool = true, forward forwarding: Bool = true) {
         if showMessage, let message = report.message {
             terminal.withLock {
             if drawing {
@@ -170,6 +178,7 @@ package final class LiveOutput: Sendable {
             }
         }
         if json, let line = report.json { jsonChannel.write(line + "\n") }
+        if forwarding, let line = report.json, let events = forward.withLock({ $0 }) { events(line) }
     }
 
     /// Says once, above the readout, that standard output failed and the recording goes on without it.

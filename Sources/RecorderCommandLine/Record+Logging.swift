@@ -93,18 +93,39 @@ extension Record {
     /// `hook-failed` event (`hook`: the option; `path`: the file, for --on-file), timed from `start`.
     func hookRunner(_ program: String?, option: String, live: LiveOutput, start: Int64, rate: Int) -> HookRunner? {
         program.map { program in
-            HookRunner(program: program, timeout: hookTimeout) { job, what in
-                let t = format(max(0, Double(job.frame - start) / Double(rate)), 3)
-                live.report(EventReport(message: "warning: --\(option) '\(program)' \(job.subject) \(what)",
-                                        json: "{\"event\": \"hook-failed\", \"t\": \(t), \"hook\": \"\(option)\""
-                                            + (job.path.map { ", \"path\": \(jsonString($0))" } ?? "") + ", \"reason\": \(jsonString(what))}"))
-            }
+            HookRunner(program: program, timeout: hookTimeout, report: hookFailure(option, program, live: live, start: start, rate: rate))
         }
     }
 
-    /// The summary's line for a hook option: "on-file: 14 runs, 1 failed (1 at the time limit)".
+    /// The runner of `--webhook`, if asked: every event `live` reports is posted (but a webhook's own failures,
+    /// each a line and a `hook-failed` event).
+    func webhookRunner(live: LiveOutput) -> HookRunner? {
+        webhook.map { url in
+            let timeout = hookTimeout
+            let runner = HookRunner(timeout: timeout, perform: { Webhook.post($0.arguments[0], to: url, timeout: timeout) },
+                                    report: hookFailure("webhook", url, live: live, start: 0, rate: 1))
+            live.forwardEvents { runner.enqueue(HookJob(event: $0)) }
+            return runner
+        }
+    }
+
+    /// How a hook's failure is said: a line, and a `hook-failed` event (`hook`: the option; `path`: the file,
+    /// for --on-file), timed from `start` (or by the job's own seconds); never posted to a webhook.
+    private func hookFailure(_ option: String, _ target: String, live: LiveOutput, start: Int64, rate: Int) -> @Sendable (HookJob, String) -> Void {
+        { job, what in
+            let t = format(max(0, job.seconds ?? Double(job.frame - start) / Double(rate)), 3)
+            live.report(EventReport(message: "warning: --\(option) '\(target)' \(job.subject) \(what)",
+                                    json: "{\"event\": \"hook-failed\", \"t\": \(t), \"hook\": \"\(option)\""
+                                        + (job.path.map { ", \"path\": \(jsonString($0))" } ?? "") + ", \"reason\": \(jsonString(what))}"),
+                        forward: false)
+        }
+    }
+
+    /// The summary's line for a hook option: "on-file: 14 runs, 1 failed (1 at the time limit)"; a webhook's
+    /// counts posts.
     static func hookSummary(_ option: String, _ done: HookRunner.Outcome) -> String {
-        "\(option): \(done.run) run\(done.run == 1 ? "" : "s"), \(done.failed) failed"
+        let noun = option == "webhook" ? "post" : "run"
+        return "\(option): \(done.run) \(noun)\(done.run == 1 ? "" : "s"), \(done.failed) failed"
             + (done.timedOut > 0 ? " (\(done.timedOut) at the time limit)" : "")
             + (done.leftOut > 0 ? ", \(done.leftOut) left out (the queue was full)" : "")
     }

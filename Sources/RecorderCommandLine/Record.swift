@@ -106,7 +106,12 @@ package struct Record: AsyncParsableCommand {
         valueName: "program"))
     var onAlarm: String?
 
-    @Option(name: .customLong("hook-timeout"), parsing: .unconditional, help: ArgumentHelp("Stop an --on-file or --on-alarm run after this many seconds (default 600).", valueName: "seconds"))
+    @Option(name: .customLong("webhook"), help: ArgumentHelp(
+        "POST each event (alarm, file-finished, removed, dropped… as --levels-json prints it) to this http:// or https:// URL as application/json, through libcurl; the take never waits for it.",
+        valueName: "url"))
+    var webhook: String?
+
+    @Option(name: .customLong("hook-timeout"), parsing: .unconditional, help: ArgumentHelp("Stop an --on-file or --on-alarm run, or give up a --webhook post, after this many seconds (default 600).", valueName: "seconds"))
     var hookTimeout: Double = 600
 
     @Option(name: .customLong("start-at"), parsing: .unconditional, help: ArgumentHelp(
@@ -234,6 +239,9 @@ package struct Record: AsyncParsableCommand {
         if let onAlarm, let refusal = HookRunner.refusal(onAlarm) {
             throw ValidationError("invalid --on-alarm '\(onAlarm)': it \(refusal); give the path of a program to run for each alarm")
         }
+        if let webhook, let refusal = Webhook.refusal(webhook) {
+            throw ValidationError("invalid --webhook '\(webhook)': it \(refusal); give the URL to post each event to, e.g. http://127.0.0.1:9000/recorder")
+        }
         if onAlarm != nil, alarmSilence == nil, !alarmClip, alarmDisk == nil {
             throw ValidationError("--on-alarm needs an alarm to run for: add --alarm-silence, --alarm-clip or --alarm-disk")
         }
@@ -299,6 +307,7 @@ package struct Record: AsyncParsableCommand {
         let live = LiveOutput(channelCount: channels, display: drawing, json: levelsJSON, path: output,
                               meter: display.meter, target: display.target,
                               jsonTo: toStandardOutput ? standardError : standardOutput, sources: recorder.sources)
+        let webhooks = webhookRunner(live: live)
         // Levels only when something shows them: each reading wakes a thread, which is most of the cost
         // of a quiet recording.
         // (The disk the take goes to: the output's first folder without strftime fields.)
@@ -446,6 +455,7 @@ package struct Record: AsyncParsableCommand {
         // The last file's run too, each within its time limit.
         let hooksDone = await hooks?.finished()
         let alarmHooksDone = await alarmHooks?.finished()
+        let webhookDone = await webhooks?.finished()
         await live.finish()
         guard let summary else { throw ExitCode(ExitStatus.other) }
         // One file per source, from each file the take wrote (the take's own file goes once split).
@@ -471,7 +481,7 @@ package struct Record: AsyncParsableCommand {
             printSources(summary.sources)
             if files != summary.files { writeLine("files by source: " + files.joined(separator: ", ")) }
             if !summary.peakFiles.isEmpty { writeLine("peaks: " + summary.peakFiles.joined(separator: ", ")) }
-            for (option, done) in [("on-file", hooksDone), ("on-alarm", alarmHooksDone)] {
+            for (option, done) in [("on-file", hooksDone), ("on-alarm", alarmHooksDone), ("webhook", webhookDone)] {
                 if let done { writeLine(Self.hookSummary(option, done)) }
             }
             let channels = recorder.format.channelCount

@@ -47,6 +47,16 @@ public final class PacedClicks: @unchecked Sendable {
 
     public func stop() { stopping.store(true, ordering: .relaxed) }
 
+    /// A source `name` of `server` (module-pipe-source, 8 kHz mono 16-bit) fed a click a second of
+    /// `amplitude`, written from now on (for ten minutes at most); its pipe in `directory`. Stop it when done.
+    public static func pipeSource(_ name: String, server: PrivateServer, directory: String, amplitude: Int16 = 20_000) throws -> PacedClicks {
+        try server.run("pactl", ["load-module", "module-pipe-source", "source_name=\(name)", "file=\(directory)/\(name)",
+                                 "rate=8000", "channels=1", "format=s16le"])
+        let clicks = PacedClicks(paths: [directory + "/" + name], sampleRate: 8_000, ppm: [0], seconds: 600, amplitude: amplitude)
+        try clicks.start()
+        return clicks
+    }
+
     /// A pipe whose reader went first (the server unloading its source) makes `write` raise SIGPIPE, which
     /// would end the whole test process. The signal is blocked in this thread alone (a process-wide ignore
     /// would be inherited by every program the tests start), so `write` fails with EPIPE instead; the pending

@@ -1,6 +1,7 @@
 // `record --alarm-…`: dead air, clipping, a source lost and the disk nearly full, each alarm's start and end
-// (Alarms, fed by hand), and a take whose clicks leave dead air between them (a line, an event and a marker each,
-// and a run of the --on-alarm program).
+// (Alarms, fed by hand), and end to end: clicks that leave dead air between them, a server that dies and comes
+// back, a tmpfs that fills and is freed (a line, an event and a marker each, a run of the --on-alarm program,
+// and a post to the --webhook).
 import Foundation
 import RecorderCommandLine
 import RecorderKit
@@ -8,7 +9,7 @@ import Synchronization
 import Testing
 import TestSupport
 
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct AlarmTests {
     /// 100 ms buffers at 8 kHz: dead air after 0.5 s below -50 dBFS, over when sound comes back, with how
     /// long it lasted; clipping from the first full-scale sample until 2 s without one.
@@ -70,10 +71,7 @@ struct AlarmTests {
     @Test func aTakeOfClicksRaisesDeadAirBetweenThem() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
-            try server.run("pactl", ["load-module", "module-pipe-source", "source_name=rk_alarm_clicks", "file=\(directory)/clicks",
-                                     "rate=8000", "channels=1", "format=s16le"])
-            let clicks = PacedClicks(paths: [directory + "/clicks"], sampleRate: 8_000, ppm: [0], seconds: 600, amplitude: .max)
-            try clicks.start()
+            let clicks = try PacedClicks.pipeSource("rk_alarm_clicks", server: server, directory: directory, amplitude: .max)
             defer { clicks.stop() }
             let path = directory + "/take.wav"
             let result = try await recorder(["record", path, "--duration", "4.5", "-d", "rk_alarm_clicks", "--rate", "8000",
@@ -106,10 +104,7 @@ struct AlarmTests {
     @Test func onAlarmRunsForEachAlarmAndAHookThatHangsDelaysNothing() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
-            try server.run("pactl", ["load-module", "module-pipe-source", "source_name=rk_alarm_hook", "file=\(directory)/clicks",
-                                     "rate=8000", "channels=1", "format=s16le"])
-            let clicks = PacedClicks(paths: [directory + "/clicks"], sampleRate: 8_000, ppm: [0], seconds: 600)
-            try clicks.start()
+            let clicks = try PacedClicks.pipeSource("rk_alarm_hook", server: server, directory: directory)
             defer { clicks.stop() }
             let log = directory + "/alarms.log"
             let program = directory + "/on-alarm"
@@ -171,19 +166,18 @@ struct AlarmTests {
 
     /// A source lost and back, end to end: the server dies under a take with `--reconnect` and an alarm asked
     /// (`--alarm-clip`: any alarm brings the source's), and comes back two seconds later. The alarm `source`
-    /// goes on when the capture is interrupted and off when it resumes, each a line, an event, a marker, and a
-    /// run of the `--on-alarm` program with `source on` and `source off`.
+    /// goes on when the capture is interrupted and off when it resumes, each a line, an event, a marker, a
+    /// run of the `--on-alarm` program with `source on` and `source off`, and a post to the `--webhook`.
     @Test func aLostSourceRaisesAndClearsItsAlarmAndRunsTheHook() async throws {
         try await withPrivateServer { server in
             let directory = try temporaryDirectory()
-            let log = directory + "/alarms.log"
-            let program = directory + "/on-alarm"
-            try "#!/bin/sh\necho \"$1 $2 $RECORDER_ALARM_MESSAGE\" >> '\(log)'\n".write(toFile: program, atomically: true, encoding: .utf8)
-            chmod(program, 0o755)
+            let (program, log) = try alarmLogger(in: directory)
             let path = directory + "/take.wav"
+            let listener = try LoopbackListener(status: 200)
+            defer { listener.stop() }
             let process = try RunningProcess(try builtProduct("recorder"),
                 ["record", path, "--source", PrivateServer.monoSink + ".monitor", "--levels-json", "--reconnect", "--reconnect-timeout", "30",
-                 "--alarm-clip", "--on-alarm", program], environment: server.clientEnvironment)
+                 "--alarm-clip", "--on-alarm", program, "--webhook", "http://127.0.0.1:\(listener.port)/"], environment: server.clientEnvironment)
             var output: [String] = []
             var crashed = false
             for await line in process.lines {
@@ -207,9 +201,67 @@ struct AlarmTests {
             #expect(runs.count == 2 && runs[0].hasPrefix("source on source lost: ") && runs[1].hasPrefix("source off source back after "),
                     "\(runs)")
             #expect(stderr.contains("on-alarm: 2 runs, 0 failed"), "\(stderr)")
+            // The webhook: both alarm events, as printed (with the other events: the gap, the markers).
+            let printed = output.filter { $0.hasPrefix("{\"event\": \"alarm\"") }
+            #expect(listener.requests.map(\.body).filter { $0.hasPrefix("{\"event\": \"alarm\"") } == printed && printed.count == 2,
+                    "\(listener.requests.map(\.body)) \(printed)")
             let markers = try FileAnalysis.analyze(path: path).markers.map(\.label).filter { $0.hasPrefix("alarm") }
             #expect(markers.count == 2 && markers[0].hasPrefix("alarm: source lost: ") && markers[1].hasPrefix("alarm over: source back after "),
                     "\(markers)")
         }
+    }
+
+    /// The disk nearly full, end to end: a 1 MiB tmpfs half filled by a file of someone else's, a take on it
+    /// with `--alarm-disk 50%`. As the take grows past the margin the alarm `disk` goes on; the other file
+    /// removed, it goes off ("has room again"); each a line, an event, a marker, a run of the `--on-alarm`
+    /// program and a post to the `--webhook`.
+    @Test func aDiskNearlyFullRaisesAndClearsItsAlarmAndRunsTheHooks() async throws {
+        try await withTinyDisk(size: "1m") { disk in
+            let other = disk + "/other.bin"
+            try Data(count: 500_000).write(to: URL(fileURLWithPath: other))
+            try await withPrivateServer { server in
+                let directory = try temporaryDirectory()
+                let (program, log) = try alarmLogger(in: directory)
+                let listener = try LoopbackListener(status: 200)
+                defer { listener.stop() }
+                let path = disk + "/take.wav"
+                // 8 kHz mono 16-bit: 16 KB a second, past the margin (512 KiB free) within two seconds.
+                let process = try RunningProcess(try builtProduct("recorder"),
+                    ["record", path, "--source", PrivateServer.monoSink + ".monitor", "--rate", "8000", "--levels-json", "--alarm-disk", "50%",
+                     "--on-alarm", program, "--webhook", "http://127.0.0.1:\(listener.port)/"], environment: server.clientEnvironment)
+                var output: [String] = []
+                for await line in process.lines {
+                    output.append(line)
+                    guard line.hasPrefix("{\"event\": \"alarm\"") else { continue }
+                    if line.contains("\"state\": \"on\"") { try FileManager.default.removeItem(atPath: other) } else { break }
+                }
+                process.send(SIGINT)
+                for await line in process.lines { output.append(line) }
+                let (status, stderr) = await process.wait()
+                #expect(status == 0, "\(stderr)")
+                let alarms = output.filter { $0.hasPrefix("{\"event\": \"alarm\"") }
+                let parsed = try eventLines(alarms.joined(separator: "\n"))
+                #expect(parsed.map { "\($0.alarm ?? "") \($0.state ?? "")" } == ["disk on", "disk off"], "\(alarms)")
+                #expect(stderr.contains("recorder: alarm: the disk is nearly full: ") && stderr.contains("recorder: alarm over: the disk has room again: "),
+                        "\(stderr)")
+                let runs = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+                #expect(runs.count == 2 && runs[0].hasPrefix("disk on the disk is nearly full: ") && runs[1].hasPrefix("disk off the disk has room again: "),
+                        "\(runs)")
+                #expect(listener.requests.map(\.body).filter { $0.hasPrefix("{\"event\": \"alarm\"") } == alarms, "\(listener.requests.map(\.body))")
+                #expect(stderr.contains("on-alarm: 2 runs, 0 failed"), "\(stderr)")
+                let markers = try FileAnalysis.analyze(path: path).markers.map(\.label).filter { $0.hasPrefix("alarm") }
+                #expect(markers.count == 2 && markers[0].hasPrefix("alarm: the disk is nearly full: ") && markers[1].hasPrefix("alarm over: the disk has room again: "),
+                        "\(markers)")
+            }
+        }
+    }
+
+    /// An `--on-alarm` program in `directory` that writes a line "ALARM STATE MESSAGE" for each run to `log`.
+    private func alarmLogger(in directory: String) throws -> (program: String, log: String) {
+        let log = directory + "/alarms.log"
+        let program = directory + "/on-alarm"
+        try "#!/bin/sh\necho \"$1 $2 $RECORDER_ALARM_MESSAGE\" >> '\(log)'\n".write(toFile: program, atomically: true, encoding: .utf8)
+        chmod(program, 0o755)
+        return (program, log)
     }
 }

@@ -8,18 +8,7 @@ import TestSupport
 @Suite struct ServeUsageTests {
     /// A socket listening on a port of loopback, for as long as the test holds it.
     private func occupiedPort() throws -> (descriptor: Int32, port: Int) {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && listen(descriptor, 1) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        guard listening else { throw TestFailure("cannot listen on loopback") }
-        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+        try LoopbackListener.listeningSocket(backlog: 1)
     }
 
     @Test func aPortInUseIsOneLineAndNoTake() async throws {
