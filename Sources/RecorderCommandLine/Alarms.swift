@@ -1,10 +1,11 @@
-// `record --alarm-…`: a logger's alarms (dead air, clipping, a source lost, the disk nearly full), each one that starts and each one that ends.
+// `record --alarm-…`: a logger's alarms (dead air, clipping, a source lost, the disk nearly full, a file not written), each one that starts and each one that ends.
 import Glibc
 import RecorderKit
 import Synchronization
 
 /// Watches a take for what a logger's keeper must hear about: dead air (the level below a threshold for
-/// a while), clipping, a source lost, the disk nearly full. Fed the readings (one per buffer) and the
+/// a while), clipping, a source lost, the disk nearly full, a file that could not be written (which ends
+/// the take, so it has no end of its own). Fed the readings (one per buffer) and the
 /// recorder's events, from any thread; returns each alarm that starts or ends, with its line and its
 /// event. Times are frames of the recorder; the command places them in the take.
 package final class Alarms: Sendable {
@@ -138,7 +139,8 @@ package final class Alarms: Sendable {
         return changes
     }
 
-    /// A recorder event: a source lost or back.
+    /// A recorder event: a source lost or back; a take that ended because its file could not be written
+    /// (or the next file of a take cut into files could not be made).
     package func event(_ event: RecorderEvent) -> [Change] {
         state.withLock { state in
             switch event {
@@ -156,6 +158,10 @@ package final class Alarms: Sendable {
                 let seconds = format(Double(frames) / rate, 1)
                 return [Change(kind: "source", on: true, frame: frame, message: "source '\(source)' lost (\(reason.rawValue))"),
                         Change(kind: "source", on: false, frame: frame + frames, message: "source '\(source)' back after \(seconds) s")]
+            case .recordingFinished(let summary):
+                guard let error = summary.error, error.code == .writeFailed || error.code == .cannotCreateFile else { return [] }
+                return [Change(kind: "file", on: true, frame: summary.startFrame + summary.frameCount,
+                               message: "file could not be written: \(error.message)")]
             default:
                 return []
             }

@@ -49,8 +49,8 @@ package struct HookJob: Sendable, Equatable {
                   subject: "for \(file.path)", frame: file.endFrame, path: file.path)
     }
 
-    /// `PROGRAM ALARM STATE` for an alarm that began (`on`) or ended (`off`): `silence`, `clipping`, `source`
-    /// or `disk`, with `RECORDER_ALARM`, `RECORDER_ALARM_STATE`, `RECORDER_ALARM_MESSAGE` (what the line says),
+    /// `PROGRAM ALARM STATE` for an alarm that began (`on`) or ended (`off`): `silence`, `clipping`, `source`,
+    /// `disk` or `file` (which has no `off`: the take ends with it), with `RECORDER_ALARM`, `RECORDER_ALARM_STATE`, `RECORDER_ALARM_MESSAGE` (what the line says),
     /// `RECORDER_T` (seconds into the take, as the events' `t`), `RECORDER_FILE` (the take's file) and
     /// `RECORDER_TIME` (when, ISO 8601 UTC, empty if unknown).
     package init(alarm change: Alarms.Change, seconds: Double, time: Double?, file: String) {

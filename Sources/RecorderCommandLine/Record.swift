@@ -102,7 +102,7 @@ package struct Record: AsyncParsableCommand {
     var onFile: String?
 
     @Option(name: .customLong("on-alarm"), help: ArgumentHelp(
-        "Run PROGRAM ALARM STATE (silence, clipping, source or disk; on or off) each time an --alarm-… begins or ends, executed directly, never through a shell, with RECORDER_ALARM, RECORDER_ALARM_STATE, RECORDER_ALARM_MESSAGE, RECORDER_T… in its environment; the take never waits for it.",
+        "Run PROGRAM ALARM STATE (silence, clipping, source, disk or file; on or off) each time an --alarm-… begins or ends, executed directly, never through a shell, with RECORDER_ALARM, RECORDER_ALARM_STATE, RECORDER_ALARM_MESSAGE, RECORDER_T… in its environment; the take never waits for it.",
         valueName: "program"))
     var onAlarm: String?
 

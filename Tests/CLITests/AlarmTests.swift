@@ -256,6 +256,33 @@ struct AlarmTests {
         }
     }
 
+    /// A file that could not be written, end to end: a take on a 64 KiB tmpfs with `--alarm-clip` (any alarm
+    /// brings this one) runs until the disk is full and ends there, its exit status saying so; the alarm
+    /// `file` goes on once (there is no off: the take is over), a line naming the file, an event, a run of
+    /// the `--on-alarm` program and a post to the `--webhook`, all before the command exits.
+    @Test func aFileThatCannotBeWrittenRaisesItsAlarm() async throws {
+        try await withTinyDisk(size: "64k") { disk in
+            try await withPrivateServer { server in
+                let directory = try temporaryDirectory()
+                let (program, log) = try alarmLogger(in: directory)
+                let listener = try LoopbackListener(status: 200)
+                defer { listener.stop() }
+                let path = disk + "/take.wav"
+                let result = try await recorder(["record", path, "--duration", "60", "--source", PrivateServer.monoSink + ".monitor",
+                                                 "--rate", "8000", "--levels-json", "--alarm-clip", "--on-alarm", program,
+                                                 "--webhook", "http://127.0.0.1:\(listener.port)/"], server: server)
+                #expect(result.status != 0, "\(result.stderr)")
+                let alarms = result.stdout.split(separator: "\n").filter { $0.hasPrefix("{\"event\": \"alarm\"") }.map(String.init)
+                let parsed = try eventLines(alarms.joined(separator: "\n"))
+                #expect(parsed.map { "\($0.alarm ?? "") \($0.state ?? "")" } == ["file on"], "\(result.stdout)")
+                #expect(result.stderr.contains("recorder: alarm: file could not be written: ") && result.stderr.contains(path), "\(result.stderr)")
+                let runs = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+                #expect(runs.count == 1 && runs[0].hasPrefix("file on file could not be written: "), "\(runs)")
+                #expect(listener.requests.map(\.body).filter { $0.hasPrefix("{\"event\": \"alarm\"") } == alarms, "\(listener.requests.map(\.body))")
+            }
+        }
+    }
+
     /// An `--on-alarm` program in `directory` that writes a line "ALARM STATE MESSAGE" for each run to `log`.
     private func alarmLogger(in directory: String) throws -> (program: String, log: String) {
         let log = directory + "/alarms.log"
