@@ -21,6 +21,9 @@ package protocol PageServing: Sendable {
 package protocol AttachedPage: Sendable {
     /// The take's file began at recorder frame `fileStart` (after `record(to:)`).
     func watch(fileStart: Int64)
+    /// An alarm began (`on`) or ended, `seconds` into the take: the page shows the alarms that are on, and
+    /// lists `json` (its event line) with the other events. Any thread; does not block.
+    func alarm(_ kind: String, on: Bool, message: String, seconds: Double, json: String)
     /// Closes the page's view of the take and stops its server (after the take ended).
     func close() async
 }

@@ -363,10 +363,10 @@ package struct Record: AsyncParsableCommand {
         // An alarm that starts or ends: a line, an event, and a marker in the file where it was seen.
         let raise: @Sendable (Alarms.Change) -> Void = { change in
             let seconds = max(0, Double(change.frame - fileStart) / Double(rate))
-            let t = format(seconds, 3)
-            live.report(EventReport(message: (change.on ? "alarm: " : "alarm over: ") + change.message + " at \(clock(seconds))",
-                                    json: "{\"event\": \"alarm\", \"t\": \(t), \"alarm\": \"\(change.kind)\", "
-                                        + "\"state\": \"\(change.on ? "on" : "off")\", \"message\": \(jsonString(change.message))}"))
+            let json = "{\"event\": \"alarm\", \"t\": \(format(seconds, 3)), \"alarm\": \"\(change.kind)\", "
+                + "\"state\": \"\(change.on ? "on" : "off")\", \"message\": \(jsonString(change.message))}"
+            live.report(EventReport(message: (change.on ? "alarm: " : "alarm over: ") + change.message + " at \(clock(seconds))", json: json))
+            page?.alarm(change.kind, on: change.on, message: change.message, seconds: seconds, json: json)
             _ = try? recorder.addMarker((change.on ? "alarm: " : "alarm over: ") + change.message)
             alarmHooks?.enqueue(HookJob(alarm: change, seconds: seconds, time: Self.wallClock(), file: output))
         }

@@ -12,6 +12,10 @@ struct WatchingPage: AttachedPage {
 
     func watch(fileStart: Int64) { studio.watch(fileStart: fileStart) }
 
+    func alarm(_ kind: String, on: Bool, message: String, seconds: Double, json: String) {
+        studio.alarm(kind, on: on, message: message, seconds: seconds, json: json)
+    }
+
     func close() async {
         await studio.close()
         await server.stop()

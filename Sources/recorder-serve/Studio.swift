@@ -28,6 +28,8 @@ final class Studio: StudioControl, @unchecked Sendable {
         var events: Task<Void, Never>?
         var ended: Task<Void, Never>?
         var captureError: String?
+        /// The `record --alarm-…` alarms that are on, in the order they began: kind, message, seconds into the take.
+        var alarms: [(kind: String, message: String, since: Double)] = []
     }
 
     let hub: LevelHub
@@ -79,6 +81,16 @@ final class Studio: StudioControl, @unchecked Sendable {
             return state.recorder.flatMap { recorder in state.file.map { (recorder, $0) } }
         }) else { return }
         watchEnd(of: recorder, file: file)
+        hub.publish(state: state())
+    }
+
+    /// `record --serve`: an alarm began or ended; its event listed, and the state (with the alarms on) sent at once.
+    func alarm(_ kind: String, on: Bool, message: String, seconds: Double, json: String) {
+        take.withLock { state in
+            state.alarms.removeAll { $0.kind == kind }
+            if on { state.alarms.append((kind, message, seconds)) }
+        }
+        hub.publish(event: json)
         hub.publish(state: state())
     }
 
@@ -146,7 +158,10 @@ final class Studio: StudioControl, @unchecked Sendable {
             + "\"dropped_frames\": \(recorder.droppedFrames), \"gap_frames\": \(recorder.gapFrames), "
             + "\"scene\": \(jsonString(metadata.scene)), \"take\": \(metadata.take.map(String.init) ?? "null"), "
             + "\"circled\": \(metadata.circled), \"no_good\": \(metadata.noGood), "
-            + "\"loudness_note\": \(Self.loudnessNote(format).map(jsonString) ?? "null"), \"error\": \(snapshot.captureError.map(jsonString) ?? "null")}"
+            + "\"loudness_note\": \(Self.loudnessNote(format).map(jsonString) ?? "null"), \"error\": \(snapshot.captureError.map(jsonString) ?? "null"), "
+            + "\"alarms\": [" + snapshot.alarms.map { alarm in
+                "{\"alarm\": \"\(alarm.kind)\", \"message\": \(jsonString(alarm.message)), \"since_t\": \(format3(alarm.since))}"
+            }.joined(separator: ", ") + "]}"
     }
 
     func sources() -> String {

@@ -8,6 +8,8 @@ import TestSupport
 
 private let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent("Scripts/browser_session.py").path
+private let alarmScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Scripts/browser_alarms.py").path
 /// docs/pictures in the repository this file is in.
 private let docsPictures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/pictures").path
@@ -80,6 +82,48 @@ private let docsPictures = URL(fileURLWithPath: #filePath).deletingLastPathCompo
             try? FileManager.default.removeItem(atPath: docsPictures + "/serve-page.png")
             try FileManager.default.copyItem(atPath: screenshot, toPath: docsPictures + "/serve-page.png")
             #expect(log.stderr.contains("recording \(take)"))
+        }
+    }
+
+    /// A logger's page: `record --serve` with `--alarm-silence 0.3s@-50` over clicks a second apart. In the
+    /// browser the alarm box shows dead air in red, its line the message the take printed for it, and hides
+    /// again when sound is back; the event list says the alarm ended. The screenshot goes into the docs.
+    @Test func aLoggersPageShowsItsAlarmsWhileTheyAreOn() async throws {
+        try await withPrivateServer { server in
+            let folder = try temporaryDirectory(prefix: "recorder-serve")
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let clicks = try PacedClicks.pipeSource("rk_page_alarm", server: server, directory: folder)
+            defer { clicks.stop() }
+            let port = try freePort(), url = "http://127.0.0.1:\(port)/"
+            let process = try RunningProcess(try builtProduct("recorder"),
+                ["record", folder + "/take.wav", "--duration", "60", "-d", "rk_page_alarm", "--rate", "8000", "--alarm-silence", "0.3s@-50",
+                 "--levels-json", "--serve", String(port)], environment: server.clientEnvironment)
+            try await waitFor("the page") { (try? runProcess("curl", ["-sf", url + "api/state"]).status) == 0 }
+            let screenshot = try artifacts() + "/serve-alarm.png"
+            let run = try await offThread { try runProcess("python3", [alarmScript, url, screenshot]) }
+            process.send(SIGINT)
+            var printed: [String] = []
+            for await line in process.lines where line.hasPrefix("{\"event\": \"alarm\"") { printed.append(line) }
+            let result = await process.wait()
+            #expect(run.status == 0 && result.status == 0, "\(run.stderr)\n\(result.stderr)")
+            let seen = try object(run.stdout.split(separator: "\n").last.map(String.init) ?? "")
+            let shown = try #require(seen["shown"] as? [String: Any], "\(seen)")
+            // What the page showed is an alarm the take printed, as it printed it.
+            let messages = printed.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                .filter { $0["state"] as? String == "on" }.compactMap { $0["message"] as? String }
+            let text = try #require(shown["text"] as? String)
+            #expect(text.hasPrefix("ALARM dead air: below -50.0 dBFS for 0.3 s (since 00:00:") && messages.contains { text.contains($0) },
+                    "\(text) \(messages)")
+            #expect(shown["kind"] as? String == "silence" && shown["count"] as? Int == 1, "\(shown)")
+            #expect(shown["background"] as? String == "rgba(238, 51, 51, 1)", "red, as REC is: \(shown)")
+            #expect(seen["cleared"] as? Bool == true, "\(seen)")
+            let ended = (seen["ended_in_list"] as? [String])?.first ?? ""
+            #expect(ended.hasPrefix("alarm at ") && ended.contains(" over: sound back after "), "\(seen)")
+            #expect(seen["alarm_markers_listed"] as? Int == 0, "an alarm's marker is said by the alarm's own line: \(seen)")
+            let png = try Data(contentsOf: URL(fileURLWithPath: screenshot))
+            #expect(png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) && png.count > 10_000)
+            try? FileManager.default.removeItem(atPath: docsPictures + "/serve-alarm.png")
+            try FileManager.default.copyItem(atPath: screenshot, toPath: docsPictures + "/serve-alarm.png")
         }
     }
 }

@@ -117,16 +117,34 @@ extension PageText {
       $("next").disabled = !next.recording || !next.can_start;
       $("pause").textContent = next.paused ? "▶ Resume" : "❚❚ Pause";
       if (next.warning || next.error) say(next.error || next.warning, true);
+      showAlarms(next.alarms || []);
       const key = next.take_count + "/" + next.recording;
       if (key !== lastTakes) { lastTakes = key; loadTakes(); }
     }
 
+    // The `record --alarm-…` alarms that are on, each a line: what it says and since when.
+    function showAlarms(alarms) {
+      const box = $("alarms");
+      box.replaceChildren(...alarms.map((alarm) => {
+        const line = document.createElement("div");
+        line.className = "alarm";
+        line.dataset.alarm = alarm.alarm;
+        line.textContent = "ALARM " + alarm.message + " (since " + clock(alarm.since_t) + ")";
+        return line;
+      }));
+      box.hidden = alarms.length === 0;
+    }
+
     function addEvent(event) {
+      // An alarm's marker: the alarm's own line says it (as on the terminal).
+      if (event.event === "marker" && (event.label || "").startsWith("alarm")) return;
       const item = document.createElement("li");
       // A place in the file (pauses left out) where the event has one, else the time since the take began.
       item.textContent = event.event + (event.label ? " “" + event.label + "”" : "") + " at " + clock(event.position_s ?? event.t ?? 0)
-        + (event.frames !== undefined ? " (" + event.frames + " frames)" : "") + (event.path ? " " + event.path : "");
-      if (["dropped", "gap", "source-lost", "interrupted", "suspended", "left-out", "failed"].includes(event.event)) item.className = "warn";
+        + (event.frames !== undefined ? " (" + event.frames + " frames)" : "") + (event.path ? " " + event.path : "")
+        + (event.event === "alarm" ? (event.state === "on" ? ": " : " over: ") + event.message : "");
+      if (["dropped", "gap", "source-lost", "interrupted", "suspended", "left-out", "failed"].includes(event.event)
+          || (event.event === "alarm" && event.state === "on")) item.className = "warn";
       const list = $("events");
       list.prepend(item);
       while (list.children.length > 50) list.lastChild.remove();

@@ -17,6 +17,7 @@ extension PageText {
     .facts, .loudness { display: grid; grid-template-columns: repeat(auto-fit, minmax(160px, 1fr)); gap: 4px 16px; margin: 10px 0; }
     .label { color: var(--dim); font-size: 0.85em; }
     .warn { color: var(--warn); }
+    .alarm { margin: 6px 0; padding: 6px 10px; border-radius: 4px; background: var(--rec); color: #fff; font-weight: bold; }
     .meters { display: flex; flex-direction: column; gap: 6px; margin: 12px 0; }
     .channel { display: grid; grid-template-columns: 4.5em 1fr 3.5em 3.5em; align-items: center; gap: 8px; }
     .channel .name { color: var(--dim); font-size: 0.85em; overflow: hidden; white-space: nowrap; }

@@ -19,6 +19,7 @@ enum PageText {
       <span id="elapsed" class="elapsed">00:00:00</span>
       <span id="connection" class="connection">connecting…</span>
     </header>
+    <section id="alarms" class="alarms" role="alert" aria-label="alarms" hidden></section>
     <section class="facts">
       <div><span class="label">file</span> <span id="file">–</span></div>
       <div><span class="label">format</span> <span id="format">–</span></div>
