@@ -1,6 +1,13 @@
-"""The soak run behind scripts/soak: see there. Prints the RSS samples and a verdict; exits 1 on failure."""
-import os, subprocess, sys, tempfile, time, json
+"""The soak run behind scripts/soak: see there. Prints the RSS samples and a verdict; exits 1 on failure.
 
+    python3 scripts/soak.py MINUTES            one file, every frame, flat memory
+    python3 scripts/soak.py --logger MINUTES   a logger: one-second files on the clock, kept 576 s
+"""
+import glob, os, subprocess, sys, tempfile, time, json
+
+logger = sys.argv[1] == "--logger"
+if logger:
+    sys.argv.pop(1)
 minutes = float(sys.argv[1])
 seconds = int(minutes * 60)
 private = tempfile.mkdtemp(prefix="recorder-soak-")
@@ -20,8 +27,12 @@ try:
     player = subprocess.Popen(["pacat", "--playback", "-d", "soak", "--format=s16le", "--rate=44100",
                                "--channels=1"], stdin=noise.stdout, env=env)
     path = f"{private}/soak.aiff"
+    # A logger: a week of five-minute files kept two days, scaled 300 to one (1 s files, 576 s kept).
+    keep = 576
+    arguments = ([f"{private}/log/%Y%m%d/%H%M%S.flac", "--segment", "1s", "--utc", "--keep", f"{keep}s"] if logger
+                 else [path])
     levels = open(f"{private}/levels.jsonl", "w")
-    recorder = subprocess.Popen([".build/release/recorder", "record", path, "--duration", str(seconds),
+    recorder = subprocess.Popen([".build/release/recorder", "record"] + arguments + ["--duration", str(seconds),
                                  "--source", "soak.monitor", "--levels-json"], stdout=levels,
                                 stderr=subprocess.PIPE, env=env, text=True)
     start = time.monotonic()
@@ -30,25 +41,44 @@ try:
         try:
             with open(f"/proc/{recorder.pid}/status") as status:
                 rss = next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
-            samples.append((time.monotonic() - start, rss))
+            samples.append((time.monotonic() - start, rss, len(os.listdir(f"/proc/{recorder.pid}/fd"))))
         except (OSError, StopIteration):
             pass
         time.sleep(5)
     stderr = recorder.stderr.read()
     levels.close()
-    frames = int(subprocess.run(["soxi", "-s", path], capture_output=True, text=True).stdout)
-    lines = sum(1 for _ in open(f"{private}/levels.jsonl"))
-    print("elapsed_s  rss_kib")
-    for elapsed, rss in samples:
-        print(f"{elapsed:9.0f}  {rss:7d}")
-    after_first_minute = [rss for elapsed, rss in samples if elapsed >= 60]
-    baseline = after_first_minute[0] if after_first_minute else samples[-1][1]
-    growth = max(after_first_minute or [baseline]) - baseline
+    print("elapsed_s  rss_kib  descriptors")
+    for elapsed, rss, descriptors in samples:
+        print(f"{elapsed:9.0f}  {rss:7d}  {descriptors:11d}")
+    after_first_minute = [(rss, fds) for elapsed, rss, fds in samples if elapsed >= 60] or [samples[-1][1:]]
+    baseline = after_first_minute[0][0]
+    growth = max(rss for rss, _ in after_first_minute) - baseline
+    descriptors = sorted({fds for _, fds in after_first_minute})
     print(f"recorder: {stderr.strip()}")
-    print(f"frames in file: {frames} (expected {seconds * 44100}); JSON level lines: {lines}")
-    print(f"RSS at 1 min: {baseline} KiB; largest growth after it: {growth} KiB; peak {max(r for _, r in samples)} KiB")
-    ok = (recorder.returncode == 0 and frames == seconds * 44100 and "dropped 0 frames" in stderr
-          and growth <= 512)
+    print(f"RSS at 1 min: {baseline} KiB; largest growth after it: {growth} KiB; peak {max(r for _, r, _ in samples)} KiB")
+    print(f"descriptors after 1 min: {descriptors[0]}..{descriptors[-1]}")
+    if logger:
+        events = [json.loads(line) for line in open(f"{private}/levels.jsonl") if line.startswith('{"event"')]
+        finished = [event for event in events if event["event"] == "file-finished"]
+        removed = [event for event in events if event["event"] == "removed"]
+        left = sorted(glob.glob(f"{private}/log/*/*.flac"))
+        total = sum(event["frames"] for event in finished)
+        # Each file left holds the frames its event said; each starts on its second (its name).
+        said = {event["path"]: event["frames"] for event in finished}
+        held = {path: int(subprocess.run(["soxi", "-s", path], capture_output=True, text=True).stdout) for path in left}
+        dropped = sum(event.get("frames", 0) for event in events if event["event"] == "dropped")
+        print(f"files written: {len(finished)}; removed: {len(removed)}; left: {len(left)} (kept {keep} s of 1 s files)")
+        print(f"frames across the files: {total} (expected {seconds * 44100}); dropped, counted: {dropped}")
+        ok = (recorder.returncode == 0 and total == seconds * 44100 and growth <= 512 and len(descriptors) == 1
+              and len(removed) == len(finished) - len(left) and keep - 1 <= len(left) <= keep + 1
+              and all(held[path] == said.get(path) for path in left)
+              and f"files: {len(finished)}, from " in stderr)
+    else:
+        frames = int(subprocess.run(["soxi", "-s", path], capture_output=True, text=True).stdout)
+        lines = sum(1 for _ in open(f"{private}/levels.jsonl"))
+        print(f"frames in file: {frames} (expected {seconds * 44100}); JSON level lines: {lines}")
+        ok = (recorder.returncode == 0 and frames == seconds * 44100 and "dropped 0 frames" in stderr
+              and growth <= 512)
     print("soak: PASS" if ok else "soak: FAIL")
     sys.exit(0 if ok else 1)
 finally:

@@ -332,6 +332,7 @@ struct FaultToleranceTests {
             let count = 5
             #expect(summary.frameCount == 88_200)
             #expect(summary.files == [path] + (2...count).map { directory + "/take-" + String(format: "%03d", $0) + ".aiff" })
+            #expect(summary.fileCount == count)
             var joined: [Int16] = []
             for (number, file) in summary.files.enumerated() {
                 let contents = try readSoundFile(file)

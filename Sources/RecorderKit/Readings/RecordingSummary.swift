@@ -37,7 +37,9 @@ public struct RecordingGap: FramePlaced, FrameCounted, Sendable, Hashable {
 public struct RecordingSummary: Sendable, Hashable {
     /// The (first) file.
     public let path: String
-    /// Every file written, in order: `path`, then `path-002`, `-003`… when the recording was split.
+    /// Every file written, in order: `path`, then `path-002`, `-003`… when the recording was split. A take
+    /// cut on the clock (`Recorder.record(toSegments:every:overwrite:)`: a logger's months of files) lists its newest 1 000;
+    /// `fileCount` counts them all, and each was reported as it finished (`RecorderEvent.fileFinished`).
     public let files: [String]
     /// The container written.
     public let fileType: FileType
@@ -69,6 +71,8 @@ public struct RecordingSummary: Sendable, Hashable {
     /// drift, losses); one entry for one source.
     public var sources: [SourceReport] = []
     /// The peak files written beside the files (`Recorder.peakData`), in order.
+    /// How many files the recording wrote (`files` lists them, or for a take cut on the clock its newest 1 000).
+    public var fileCount = 0
     public var peakFiles: [String] = []
     /// Why peak data stopped being written (the take itself went on); nil when every peak file is whole.
     public var peakFailure: RecorderError?

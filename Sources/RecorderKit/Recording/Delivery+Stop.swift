@@ -104,8 +104,8 @@ extension Delivery {
         let error = error ?? session.writer.closeError
         // A sound-activated recording that never took leaves no file (it created the one it had ready).
         let untaken = recording?.isTriggered == true && session.takes.isEmpty
-        if untaken { unlink(session.files[0]) }
-        var summary = RecordingSummary(path: session.files[0], files: untaken ? [] : session.files,
+        if untaken { unlink(session.firstPath) }
+        var summary = RecordingSummary(path: session.firstPath, files: untaken ? [] : session.files,
                                        fileType: session.writer.fileType, startFrame: session.startFrame,
                                        frameCount: session.frameCount, droppedFrames: session.droppedFrames,
                                        gaps: session.gaps,
@@ -115,6 +115,7 @@ extension Delivery {
                                        levels: session.totals.levels,
                                        clippedSamples: session.totals.clippedSamples, error: error)
         summary.sources = capture.sourceReports(sampleRate: format.sampleRate)
+        summary.fileCount = untaken ? 0 : session.fileCount
         summary.peakFiles = untaken ? [] : session.peakFiles
         summary.peakFailure = session.peakFailure
         if untaken { for path in session.peakFiles { unlink(path) } }

@@ -15,7 +15,15 @@ final class FileSession: @unchecked Sendable {
     /// Per-file limits asked for (nil: only the container's own).
     let maxFramesPerFile: Int64?
     let maxBytesPerFile: Int64?
+    /// The files written, in order; for a take cut on the clock, the newest `listedFiles` of them (a logger's
+    /// months of files would otherwise grow it without end; each was reported as it finished).
     private(set) var files: [String]
+    /// How many files the recording has written so far (`files` may list fewer).
+    private(set) var fileCount = 1
+    /// The first file (the summary's `path`), however many files followed.
+    let firstPath: String
+    /// How many files a take cut on the clock keeps listed.
+    static let listedFiles = 1_000
     /// Frames in the files already closed.
     private var framesBefore: Int64 = 0
     var droppedFrames: Int64 = 0
@@ -40,8 +48,11 @@ final class FileSession: @unchecked Sendable {
     /// Frames of pre-roll the recording begins with.
     let preRollFrames: Int64
     /// Per file so far: what its iXML says besides the metadata (filled again at the end, when the
-    /// number of files is known).
+    /// number of files is known). A take cut on the clock keeps only its last two files' (its files are
+    /// not filled again: each says how many its set had when it was closed).
     private(set) var sheets: [IXMLFacts] = []
+    /// Files so far of each file set (a take's family UID).
+    private var familyFiles: [String: Int] = [:]
     /// Per file: the bytes its iXML chunk was given (0: none).
     private var sheetRoom: [Int] = []
     /// The recorder frame of the current file's first frame, once written.
@@ -78,6 +89,7 @@ final class FileSession: @unchecked Sendable {
         self.clock = clock
         self.preRollFrames = preRollFrames
         sheets = [firstFile]
+        familyFiles = [firstFile.familyUID: 1]
         sheetRoom = [writer.ixmlReserved]
         self.baseName = baseName ?? writer.path
         self.format = format
@@ -86,6 +98,7 @@ final class FileSession: @unchecked Sendable {
         self.maxFramesPerFile = maxFramesPerFile
         self.maxBytesPerFile = maxBytesPerFile
         files = [writer.path]
+        firstPath = writer.path
         totals = LevelTotals(channelCount: format.channelCount, sampleFormat: format.sampleFormat)
         openPeaks()
     }
@@ -190,7 +203,7 @@ final class FileSession: @unchecked Sendable {
     /// sound-activated recording's), a file set of its own whose TAKE counts on.
     func nextFile(markers: [PendingMarker], newTake: Bool = false, path named: String? = nil,
                   segment: (boundary: Double, lateFrames: Int64)? = nil) throws(RecorderError) {
-        let path = named ?? FileType.numberedPath(baseName, files.count + 1)
+        let path = named ?? FileType.numberedPath(baseName, fileCount + 1)
         guard !writer.isStandardOutput && !writer.isDevice else {
             throw RecorderError(.writeFailed,
                 "\(writer.isDevice ? "'\(writer.path)'" : "standard output") is full at \(writer.framesWritten) frames: a \(writer.fileType.rawValue.uppercased()) "
@@ -220,9 +233,19 @@ final class FileSession: @unchecked Sendable {
         segmentTime = segment == nil ? nil : now
         sheets.append(facts)
         sheetRoom.append(next.ixmlReserved)
+        familyFiles[facts.familyUID, default: 0] += 1
         framesBefore += writer.framesWritten
         writer = next
         files.append(path)
+        fileCount += 1
+        if cuts != nil {
+            // What a take cut on the clock keeps of its closed files: bounded, for months of them.
+            if sheets.count > 2 {
+                sheets.removeFirst(sheets.count - 2)
+                sheetRoom.removeFirst(sheetRoom.count - 2)
+            }
+            if files.count > Self.listedFiles { files.removeFirst(files.count - Self.listedFiles) }
+        }
         openPeaks()
     }
 
@@ -231,7 +254,7 @@ final class FileSession: @unchecked Sendable {
     private func nextSegment(boundary: Double, lateFrames: Int64, markers: [PendingMarker]) throws(RecorderError) {
         guard let cuts else { return }
         let named = cuts.names.isTimed ? cuts.names.name(at: boundary) : nil
-        let path = freeName(named ?? FileType.numberedPath(baseName, files.count + 1))
+        let path = freeName(named ?? FileType.numberedPath(baseName, fileCount + 1))
         try SegmentNames.makeFolders(for: path)
         try nextFile(markers: markers, path: path, segment: (boundary, lateFrames))
     }
@@ -241,6 +264,7 @@ final class FileSession: @unchecked Sendable {
     private func dropEmptyFileBefore() {
         guard files.count >= 2 else { return }
         let empty = files.remove(at: files.count - 2)
+        fileCount -= 1
         finished = nil
         unlink(empty)
         let peakPath = Self.peakPath(for: empty)
@@ -250,6 +274,7 @@ final class FileSession: @unchecked Sendable {
         }
         let facts = sheets.remove(at: sheets.count - 2)
         sheetRoom.remove(at: sheetRoom.count - 2)
+        familyFiles[facts.familyUID, default: 1] -= 1
         sheets[sheets.count - 1].fileIndex = facts.fileIndex
         sheets[sheets.count - 1].totalFiles = facts.fileIndex
     }
@@ -283,7 +308,7 @@ final class FileSession: @unchecked Sendable {
     /// added. A file with a bext chunk gets the loudness measured over it first.
     func closeFile(markers: [PendingMarker], last: Bool) {
         let end = framesBefore + writer.framesWritten
-        finished = FinishedFile(path: writer.path, index: files.count, frameCount: writer.framesWritten,
+        finished = FinishedFile(path: writer.path, index: fileCount, frameCount: writer.framesWritten,
                                 sampleRate: format.sampleRate, channelCount: format.channelCount,
                                 startTime: fileFirstFrame.map { segmentTime ?? clock.seconds(at: $0) },
                                 endFrame: (fileFirstFrame ?? 0) + writer.framesWritten)
@@ -298,7 +323,7 @@ final class FileSession: @unchecked Sendable {
         }
         loudness = nil
         fillSheet(preRecordFrames: takes.first { $0.path == writer.path }.map { $0.onsetFrame - $0.startFrame }
-                      ?? (files.count == 1 ? preRollFrames : 0))
+                      ?? (fileCount == 1 ? preRollFrames : 0))
         let all = (frames + gapFrames).enumerated().sorted { ($0.element.frame, $0.offset) < ($1.element.frame, $1.offset) }.map(\.element)
         let stored = writer.close(markers: all, byteLimit: maxBytesPerFile) && (writer.fileType == .aiff || writer.fileType == .wav)
         closePeaks()
@@ -382,7 +407,7 @@ final class FileSession: @unchecked Sendable {
     }
 
     /// The files of the take whose file set is `family`, so far.
-    private func filesInFamily(_ family: String) -> Int { sheets.count { $0.familyUID == family } }
+    private func filesInFamily(_ family: String) -> Int { familyFiles[family] ?? 0 }
 
     /// Once the recording has ended: every file of a split take says how many files its take has. Not a
     /// take cut on the clock: a logger's files are complete when closed (handed on, uploaded, removed),
