@@ -70,9 +70,9 @@ public struct RecordingSummary: Sendable, Hashable {
     /// A take of several sources: where each stood when the recording ended (its channels, start offset,
     /// drift, losses); one entry for one source.
     public var sources: [SourceReport] = []
-    /// The peak files written beside the files (`Recorder.peakData`), in order.
     /// How many files the recording wrote (`files` lists them, or for a take cut on the clock its newest 1 000).
     public var fileCount = 0
+    /// The peak files written beside the files (`Recorder.peakData`), in order.
     public var peakFiles: [String] = []
     /// Why peak data stopped being written (the take itself went on); nil when every peak file is whole.
     public var peakFailure: RecorderError?
