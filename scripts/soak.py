@@ -32,9 +32,11 @@ try:
     arguments = ([f"{private}/logger/%Y%m%d/%H%M%S.flac", "--segment", "1s", "--utc", "--keep", f"{keep}s"] if logger
                  else [path])
     levels = open(f"{private}/levels.jsonl", "w")
+    # Its stderr to a file: a logger says each file as it begins, more than a pipe read only at the end holds.
+    errors = open(f"{private}/stderr.txt", "w")
     recorder = subprocess.Popen([".build/release/recorder", "record"] + arguments + ["--duration", str(seconds),
                                  "--source", "soak.monitor", "--levels-json"], stdout=levels,
-                                stderr=subprocess.PIPE, env=env, text=True)
+                                stderr=errors, env=env, text=True)
     # Beside a logger, the peer: ffmpeg's segment muxer on the same source, one-second FLAC files named by
     # the clock (no retention of its own), its memory and descriptors sampled alike; not judged.
     if logger:
@@ -63,8 +65,9 @@ try:
         if theirs:
             peer_samples.append((elapsed,) + theirs)
         time.sleep(5)
-    stderr = recorder.stderr.read()
     levels.close()
+    errors.close()
+    stderr = open(f"{private}/stderr.txt").read()
     peer_at = {round(elapsed): (rss, fds) for elapsed, rss, fds in peer_samples}
     print("elapsed_s  rss_kib  descriptors" + ("  ffmpeg_rss_kib  ffmpeg_descriptors" if peer else ""))
     for elapsed, rss, descriptors in samples:
@@ -79,7 +82,7 @@ try:
         print(f"ffmpeg (segment muxer, no retention): RSS at 1 min {late[0][0]} KiB, largest growth after it "
               f"{max(r for r, _ in late) - late[0][0]} KiB; descriptors {min(d for _, d in late)}..{max(d for _, d in late)}; "
               f"files: {len(glob.glob(f'{private}/ffmpeg/*.flac'))}")
-    print(f"recorder: {stderr.strip()}")
+    print("recorder: " + "\n".join(line for line in stderr.strip().split("\n") if not line.startswith("recorder: continuing in ")))
     print(f"RSS at 1 min: {baseline} KiB; largest growth after it: {growth} KiB; peak {max(r for _, r, _ in samples)} KiB")
     print(f"descriptors after 1 min: {descriptors[0]}..{descriptors[-1]}")
     if logger:

@@ -37,7 +37,7 @@ long rk_webhook_post(const struct rk_curl_calls *calls, const char *url, const c
     setopt(curl, CURLOPT_POSTFIELDS, body);
     setopt(curl, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
     setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
-    setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms < 10000 ? timeout_ms : 10000L);
+    setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
     setopt(curl, CURLOPT_NOSIGNAL, 1L);
     setopt(curl, CURLOPT_WRITEFUNCTION, rk_discard);
     setopt(curl, CURLOPT_ERRORBUFFER, reason);

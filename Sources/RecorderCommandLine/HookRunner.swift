@@ -32,7 +32,8 @@ package final class HookRunner: Sendable {
     /// One job's run: nil when it went well, else what went wrong (a phrase). On the runner's thread.
     private let perform: @Sendable (HookJob) -> String?
     private let report: @Sendable (HookJob, String) -> Void
-    private let state = Mutex<(queue: [HookJob], outcome: Outcome, closing: Bool)>(([], Outcome(), false))
+    /// `closeBy`: once `finish()` is called, the monotonic second after which jobs still waiting are left out.
+    private let state = Mutex<(queue: [HookJob], outcome: Outcome, closeBy: Double?)>(([], Outcome(), nil))
     private let wake = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
 
@@ -56,7 +57,7 @@ package final class HookRunner: Sendable {
     /// A job: queued for the program (left out if `queueLimit` wait already). Any thread.
     package func enqueue(_ job: HookJob) {
         let queued = state.withLock { state -> Bool in
-            guard !state.closing, state.queue.count < queueLimit else {
+            guard state.closeBy == nil, state.queue.count < queueLimit else {
                 state.outcome.leftOut += 1
                 return false
             }
@@ -66,10 +67,12 @@ package final class HookRunner: Sendable {
         if queued { wake.signal() } else { report(job, "was left out: \(queueLimit) runs were waiting already") }
     }
 
-    /// Waits until every queued job has had its run (each bounded by the time limit), and returns the
-    /// outcome. Blocks: call it off the cooperative pool.
+    /// Waits until every queued job has had its run, and returns the outcome: the jobs still waiting after
+    /// `timeout` more seconds are left out (each reported), so the wait is at most twice the time limit
+    /// (the run in progress, then that). Blocks: call it off the cooperative pool.
     package func finish() -> Outcome {
-        state.withLock { $0.closing = true }
+        let closeBy = Self.monotonicSeconds() + timeout
+        state.withLock { $0.closeBy = closeBy }
         wake.signal()
         done.wait()
         return state.withLock { $0.outcome }
@@ -86,6 +89,15 @@ package final class HookRunner: Sendable {
         while true {
             wake.wait()
             while let job = state.withLock({ state -> HookJob? in state.queue.isEmpty ? nil : state.queue.removeFirst() }) {
+                let late = state.withLock { state -> Bool in
+                    guard let closeBy = state.closeBy, Self.monotonicSeconds() > closeBy else { return false }
+                    state.outcome.leftOut += 1
+                    return true
+                }
+                if late {
+                    report(job, "was left out: the take had ended and the hooks' \(format(timeout, 1)) s to finish were up")
+                    continue
+                }
                 let failure = perform(job)
                 state.withLock { state in
                     state.outcome.run += 1
@@ -96,7 +108,7 @@ package final class HookRunner: Sendable {
                 }
                 if let failure { report(job, failure) }
             }
-            if state.withLock({ $0.closing && $0.queue.isEmpty }) {
+            if state.withLock({ $0.closeBy != nil && $0.queue.isEmpty }) {
                 done.signal()
                 return
             }
@@ -137,10 +149,17 @@ package final class HookRunner: Sendable {
         posix_spawnattr_setpgroup(&attributes, 0)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
         var pid: pid_t = 0
-        let started = argv.withUnsafeBufferPointer { argvPointer in
-            envp.withUnsafeBufferPointer { envpPointer in
-                posix_spawnp(&pid, program, &actions, &attributes, argvPointer.baseAddress!, envpPointer.baseAddress!)
+        var started: Int32 = 0
+        // A program file open for writing somewhere (being installed, or its descriptor inherited by a child
+        // forked meanwhile) cannot be executed (ETXTBSY) for a moment: tried again for up to a second.
+        for attempt in 0..<20 {
+            started = argv.withUnsafeBufferPointer { argvPointer in
+                envp.withUnsafeBufferPointer { envpPointer in
+                    posix_spawnp(&pid, program, &actions, &attributes, argvPointer.baseAddress!, envpPointer.baseAddress!)
+                }
             }
+            guard started == ETXTBSY, attempt < 19 else { break }
+            usleep(50_000)
         }
         guard started == 0 else { return "could not start: \(String(cString: strerror(started)))" }
         // Waited for with the time limit: polled, so nothing else waits on the child.

@@ -110,14 +110,15 @@ extension Record {
     }
 
     /// How a hook's failure is said: a line, and a `hook-failed` event (`hook`: the option; `path`: the file,
-    /// for --on-file), timed from `start` (or by the job's own seconds); never posted to a webhook.
+    /// for --on-file), timed from `start` (or by the job's own seconds). A webhook's own failures are not
+    /// posted to it (they would feed each other); a program's are. A URL's user and password are not shown.
     private func hookFailure(_ option: String, _ target: String, live: LiveOutput, start: Int64, rate: Int) -> @Sendable (HookJob, String) -> Void {
         { job, what in
             let t = format(max(0, job.seconds ?? Double(job.frame - start) / Double(rate)), 3)
-            live.report(EventReport(message: "warning: --\(option) '\(target)' \(job.subject) \(what)",
+            live.report(EventReport(message: "warning: --\(option) '\(Webhook.shown(target))' \(job.subject) \(what)",
                                     json: "{\"event\": \"hook-failed\", \"t\": \(t), \"hook\": \"\(option)\""
                                         + (job.path.map { ", \"path\": \(jsonString($0))" } ?? "") + ", \"reason\": \(jsonString(what))}"),
-                        forward: false)
+                        forward: option != "webhook")
         }
     }
 
@@ -127,6 +128,6 @@ extension Record {
         let noun = option == "webhook" ? "post" : "run"
         return "\(option): \(done.run) \(noun)\(done.run == 1 ? "" : "s"), \(done.failed) failed"
             + (done.timedOut > 0 ? " (\(done.timedOut) at the time limit)" : "")
-            + (done.leftOut > 0 ? ", \(done.leftOut) left out (the queue was full)" : "")
+            + (done.leftOut > 0 ? ", \(done.leftOut) left out" : "")
     }
 }

@@ -42,7 +42,7 @@ extension Record {
                 writeLine("take \(take.number): \(take.path)" + (oneFile ? " at \(clock(take.start))" : "")
                           + ", \(format(take.duration, 3)) s, sound from \(clock(onset))")
             }
-        } else if summary.fileCount > 20, let last = summary.files.last {
+        } else if segment != nil, summary.fileCount > 1, let last = summary.files.last {
             // A logger's files: each was said as it began; the summary gives how many and the span.
             writeLine("files: \(summary.fileCount), from \(summary.path) to \(last)")
         } else if summary.files.count > 1 {

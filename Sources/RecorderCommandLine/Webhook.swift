@@ -9,7 +9,7 @@ import RecorderKit
 ///
 /// libcurl (libcurl.so.4: Debian's libcurl4) is `dlopen`ed on first use, so a take without --webhook never
 /// maps it, nor the TLS libraries it brings.
-enum Webhook {
+package enum Webhook {
     static let library = LazyLibrary(["libcurl.so.4", "libcurl-gnutls.so.4"], what: "libcurl (libcurl.so.4, Debian's libcurl4)")
 
     /// libcurl's functions, looked up once. Any thread.
@@ -24,17 +24,30 @@ enum Webhook {
     }
 
     /// Nil when `url` can be posted to (http:// or https://, a host, libcurl loads); else why not, as a phrase.
-    static func refusal(_ url: String) -> String? {
+    package static func refusal(_ url: String) -> String? {
         let lowered = url.lowercased()
         guard let scheme = ["http://", "https://"].first(where: { lowered.hasPrefix($0) }) else {
             return "is not an http:// or https:// URL"
         }
-        guard let host = url.dropFirst(scheme.count).split(separator: "/", omittingEmptySubsequences: false).first, !host.isEmpty,
-              !url.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 } ?? false }) else {
+        // The authority: up to the path, query or fragment; the host after any user and before any port.
+        let authority = url.dropFirst(scheme.count).prefix { !"/?#".contains($0) }
+        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+        let host = hostAndPort.hasPrefix("[") ? hostAndPort.prefix { $0 != "]" }.dropFirst()
+            : hostAndPort.prefix { $0 != ":" }
+        guard !host.isEmpty, !url.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 } ?? false }) else {
             return "names no host (or holds a space)"
         }
         do throws(RecorderError) { _ = try calls() } catch { return "cannot be used: \(error.message)" }
         return nil
+    }
+
+    /// `url` as a line may show it: any user and password in it replaced by "…" (a line goes to logs).
+    package static func shown(_ url: String) -> String {
+        guard let schemeEnd = url.firstRange(of: "://") else { return url }
+        let rest = url[schemeEnd.upperBound...]
+        let authority = rest.prefix { !"/?#".contains($0) }
+        guard let at = authority.lastIndex(of: "@") else { return url }
+        return String(url[..<schemeEnd.upperBound]) + "…" + String(rest[at...])
     }
 
     /// POSTs `body` to `url` within `timeout` seconds: nil when the server answered 2xx, else what went wrong.

@@ -97,4 +97,26 @@ struct FileHookTests {
         #expect(lines.count == outcome.leftOut && lines.allSatisfy { $0.hasSuffix("was left out: 2 runs were waiting already") },
                 "\(lines)")
     }
+
+    /// At the end of a take the runner gives what waits its time limit once more, no longer: with ten runs
+    /// of at least 0.3 s queued and a 1 s limit, at most five begin (one in progress, then those begun
+    /// within the second), the rest are left out, each reported; so a dead hook cannot hold the exit for
+    /// 64 time limits.
+    @Test func theEndWaitsForTheQueueOneTimeLimitAtMost() throws {
+        let directory = try temporaryDirectory()
+        let slow = directory + "/slow.sh"
+        try "#!/bin/sh\nsleep 0.3\n".write(toFile: slow, atomically: true, encoding: .utf8)
+        chmod(slow, 0o755)
+        let reported = Mutex<[String]>([])
+        let hooks = HookRunner(program: slow, timeout: 1) { job, what in reported.withLock { $0.append(what) } }
+        for index in 1...10 {
+            hooks.enqueue(HookJob(file: FinishedFile(path: "/f\(index)", index: index, frameCount: 1, sampleRate: 8_000, channelCount: 1,
+                                                     startTime: nil, endFrame: 1)))
+        }
+        let outcome = hooks.finish()
+        #expect(outcome.run + outcome.leftOut == 10 && outcome.run <= 5 && outcome.failed == 0, "\(outcome)")
+        let lines = reported.withLock { $0 }
+        #expect(lines.count == outcome.leftOut
+                && lines.allSatisfy { $0 == "was left out: the take had ended and the hooks' 1.0 s to finish were up" }, "\(lines)")
+    }
 }

@@ -12,7 +12,7 @@ func ffmpegIntegratedLoudness(_ path: String) throws -> Double? {
     return line.flatMap { Double($0.split(separator: " ").dropFirst().first ?? "") }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct NormalizeCommandTests {
     @Test func normalizeReachesTheTargetWithOneGainAndRefusesWhatTheCeilingForbids() async throws {
         let directory = try temporaryDirectory()

@@ -20,8 +20,12 @@ final class FileSession: @unchecked Sendable {
     private(set) var files: [String]
     /// How many files the recording has written so far (`files` may list fewer).
     private(set) var fileCount = 1
-    /// The first file (the summary's `path`), however many files followed.
-    let firstPath: String
+    /// The first file (the summary's `path`), however many files followed (the one after it, if it was
+    /// dropped empty).
+    private(set) var firstPath: String
+    /// Every name this recording has written, as hashes (a few bytes a file, where `files` may list only
+    /// the newest): a name of its own is numbered, never overwritten, even with `overwrite`.
+    private var writtenNames: Set<Int> = []
     /// How many files a take cut on the clock keeps listed.
     static let listedFiles = 1_000
     /// Frames in the files already closed.
@@ -99,6 +103,7 @@ final class FileSession: @unchecked Sendable {
         self.maxBytesPerFile = maxBytesPerFile
         files = [writer.path]
         firstPath = writer.path
+        writtenNames = [writer.path.hashValue]
         totals = LevelTotals(channelCount: format.channelCount, sampleFormat: format.sampleFormat)
         openPeaks()
     }
@@ -237,6 +242,7 @@ final class FileSession: @unchecked Sendable {
         framesBefore += writer.framesWritten
         writer = next
         files.append(path)
+        writtenNames.insert(path.hashValue)
         fileCount += 1
         if cuts != nil {
             // What a take cut on the clock keeps of its closed files: bounded, for months of them.
@@ -265,6 +271,8 @@ final class FileSession: @unchecked Sendable {
         guard files.count >= 2 else { return }
         let empty = files.remove(at: files.count - 2)
         fileCount -= 1
+        if empty == firstPath, let current = files.last { firstPath = current }
+        writtenNames.remove(empty.hashValue)
         finished = nil
         unlink(empty)
         let peakPath = Self.peakPath(for: empty)
@@ -289,7 +297,7 @@ final class FileSession: @unchecked Sendable {
     /// form that is free (`name-002.ext`, …).
     func freeName(_ path: String) -> String {
         func taken(_ candidate: String) -> Bool {
-            files.contains(candidate) || (!overwrite && access(candidate, F_OK) == 0)
+            writtenNames.contains(candidate.hashValue) || (!overwrite && access(candidate, F_OK) == 0)
         }
         guard taken(path) else { return path }
         for number in 2...9_999 where !taken(FileType.numberedPath(path, number)) {
