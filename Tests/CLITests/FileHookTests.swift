@@ -77,18 +77,14 @@ struct FileHookTests {
     /// A program slower than the files come: at most `queueLimit` wait, the rest are left out, each one
     /// reported and counted; nothing blocks the caller.
     @Test func aFloodIsBoundedAndEveryFileLeftOutIsReported() throws {
-        let directory = try temporaryDirectory()
-        let slow = directory + "/slow.sh"
-        try "#!/bin/sh\nsleep 0.3\n".write(toFile: slow, atomically: true, encoding: .utf8)
-        chmod(slow, 0o755)
+        let slow = try slowProgram()
         let reported = Mutex<[String]>([])
         let hooks = HookRunner(program: slow, timeout: 10, queueLimit: 2) { job, what in
             reported.withLock { $0.append("\(job.path ?? "") \(what)") }
         }
         let began = Date()
         for index in 1...10 {
-            hooks.enqueue(HookJob(file: FinishedFile(path: "/f\(index)", index: index, frameCount: 1, sampleRate: 8_000, channelCount: 1,
-                                                     startTime: nil, endFrame: 1)))
+            hooks.enqueue(fileJob(index))
         }
         #expect(Date().timeIntervalSince(began) < 1, "enqueueing never waits for a run")
         let outcome = hooks.finish()
@@ -103,20 +99,29 @@ struct FileHookTests {
     /// within the second), the rest are left out, each reported; so a dead hook cannot hold the exit for
     /// 64 time limits.
     @Test func theEndWaitsForTheQueueOneTimeLimitAtMost() throws {
-        let directory = try temporaryDirectory()
-        let slow = directory + "/slow.sh"
-        try "#!/bin/sh\nsleep 0.3\n".write(toFile: slow, atomically: true, encoding: .utf8)
-        chmod(slow, 0o755)
+        let slow = try slowProgram()
         let reported = Mutex<[String]>([])
         let hooks = HookRunner(program: slow, timeout: 1) { job, what in reported.withLock { $0.append(what) } }
         for index in 1...10 {
-            hooks.enqueue(HookJob(file: FinishedFile(path: "/f\(index)", index: index, frameCount: 1, sampleRate: 8_000, channelCount: 1,
-                                                     startTime: nil, endFrame: 1)))
+            hooks.enqueue(fileJob(index))
         }
         let outcome = hooks.finish()
         #expect(outcome.run + outcome.leftOut == 10 && outcome.run <= 5 && outcome.failed == 0, "\(outcome)")
         let lines = reported.withLock { $0 }
         #expect(lines.count == outcome.leftOut
                 && lines.allSatisfy { $0 == "was left out: the take had ended and the hooks' 1.0 s to finish were up" }, "\(lines)")
+    }
+
+    /// A program that takes 0.3 s and succeeds.
+    private func slowProgram() throws -> String {
+        let slow = try temporaryDirectory() + "/slow.sh"
+        try "#!/bin/sh\nsleep 0.3\n".write(toFile: slow, atomically: true, encoding: .utf8)
+        chmod(slow, 0o755)
+        return slow
+    }
+
+    /// The job of a one-frame file `/fINDEX`.
+    private func fileJob(_ index: Int) -> HookJob {
+        HookJob(file: FinishedFile(path: "/f\(index)", index: index, frameCount: 1, sampleRate: 8_000, channelCount: 1, startTime: nil, endFrame: 1))
     }
 }
