@@ -17,9 +17,16 @@ package struct Record: AsyncParsableCommand {
             With OUTPUT -, the audio goes to standard output (AU unless -t names another: a pipe takes \
             au, raw, flac, ogg, opus and mp3), and the readout, the summary and the --levels-json lines \
             to standard error. \
-            A logger: --segment 1h cuts the take where the wall clock crosses each hour, each file named \
+            Logging: --segment 1h cuts the take where the wall clock crosses each hour, each file named \
             by OUTPUT's strftime fields at its start, e.g. '%Y/%m/%d/%H%M%S.flac' (folders are made), with \
-            every frame in exactly one file.
+            every frame in exactly one file. --keep 42d and --keep-free 10% remove the logger's own oldest \
+            files (listed in its index; never another's, never the one being written). --alarm-silence, \
+            --alarm-clip and --alarm-disk raise alarms (so do a source lost and a file not written): each a \
+            line, an alarm event, a marker, a state on the --serve page, a run of --on-alarm PROGRAM and a \
+            post to --webhook URL. --on-file PROGRAM runs for each finished file. Hooks never hold up the \
+            take: one at a time, 64 waiting at most, each stopped at --hook-timeout. Until a service is \
+            installed, run a logger with nohup or in tmux, e.g. nohup recorder record \
+            '%Y/%m/%d/%H%M%S.flac' --segment 1h --keep 42d --reconnect -q 2>> logger.log &
             """)
 
     @Argument(help: "The file to write; it must not exist unless --force is given. - is standard output.")

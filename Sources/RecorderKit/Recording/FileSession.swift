@@ -23,9 +23,9 @@ final class FileSession: @unchecked Sendable {
     /// The first file (the summary's `path`), however many files followed (the one after it, if it was
     /// dropped empty).
     private(set) var firstPath: String
-    /// Every name this recording has written, as hashes (a few bytes a file, where `files` may list only
-    /// the newest): a name of its own is numbered, never overwritten, even with `overwrite`.
-    private var writtenNames: Set<Int> = []
+    /// When the recording began (CLOCK_REALTIME): a file modified since then that `files` no longer lists is
+    /// taken for one of its own (numbered, never overwritten, even with `overwrite`), with nothing kept per file.
+    private let began = realtimeSeconds()
     /// How many files a take cut on the clock keeps listed.
     static let listedFiles = 1_000
     /// Frames in the files already closed.
@@ -103,7 +103,6 @@ final class FileSession: @unchecked Sendable {
         self.maxBytesPerFile = maxBytesPerFile
         files = [writer.path]
         firstPath = writer.path
-        writtenNames = [writer.path.hashValue]
         totals = LevelTotals(channelCount: format.channelCount, sampleFormat: format.sampleFormat)
         openPeaks()
     }
@@ -242,7 +241,6 @@ final class FileSession: @unchecked Sendable {
         framesBefore += writer.framesWritten
         writer = next
         files.append(path)
-        writtenNames.insert(path.hashValue)
         fileCount += 1
         if cuts != nil {
             // What a take cut on the clock keeps of its closed files: bounded, for months of them.
@@ -272,7 +270,6 @@ final class FileSession: @unchecked Sendable {
         let empty = files.remove(at: files.count - 2)
         fileCount -= 1
         if empty == firstPath, let current = files.last { firstPath = current }
-        writtenNames.remove(empty.hashValue)
         finished = nil
         unlink(empty)
         let peakPath = Self.peakPath(for: empty)
@@ -297,7 +294,9 @@ final class FileSession: @unchecked Sendable {
     /// form that is free (`name-002.ext`, …).
     func freeName(_ path: String) -> String {
         func taken(_ candidate: String) -> Bool {
-            writtenNames.contains(candidate.hashValue) || (!overwrite && access(candidate, F_OK) == 0)
+            var status = stat()
+            guard files.contains(candidate) || stat(candidate, &status) == 0 else { return false }
+            return files.contains(candidate) || !overwrite || Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9 >= began
         }
         guard taken(path) else { return path }
         for number in 2...9_999 where !taken(FileType.numberedPath(path, number)) {
