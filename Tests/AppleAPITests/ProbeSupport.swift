@@ -63,11 +63,13 @@ extension PrivateServer {
     }
 }
 
-/// 30 s of noise playing into the mono sink, and a reference capture of its monitor (in `channels` and
+/// Five minutes of noise playing into the mono sink, and a reference capture of its monitor (in `channels` and
 /// `format`) that already holds it: the take of a recorder started now lies inside the noise.
 func noiseOnTheMonoMonitor(_ server: PrivateServer, directory: String, seed: UInt64, channels: Int = 1,
                            format: ReferenceCapture.RawSampleFormat = .s16le) async throws -> (ReferenceCapture, Task<Void, Error>) {
-    try writeWAV(directory + "/noise.wav", samples: noiseSamples(count: 44_100 * 30, seed: seed), channels: 1)
+    // Five minutes of it, the suites' own ceiling: a case under ThreadSanitizer beside scripts/busy took about
+    // 100 s before its take began, and once a float32 stereo take came after 30 s of noise had ended (all zero).
+    try writeWAV(directory + "/noise.wav", samples: noiseSamples(count: 44_100 * 300, seed: seed), channels: 1)
     let reference = try await ReferenceCapture(server: server, source: PrivateServer.monoSink + ".monitor",
                                                channels: channels, format: format, directory: directory)
     let player = Task { try await server.play(directory + "/noise.wav") }
