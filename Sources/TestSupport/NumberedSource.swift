@@ -230,52 +230,25 @@ public final class NumberedSource: @unchecked Sendable {
     /// marker's milliseconds, half of one). `spread`: losses whose frames may have gone missing up to
     /// `before` frames ahead of their silence (at `frame`, `count` long) or `after` frames past it, as well
     /// as across it: a loss found late (its silence stands where reading was when it was counted), or one
-    /// whose place is an estimate (where a full server queue ended, from the server's clock), with a full
-    /// queue's last room taking small pieces of later audio while the rest is refused (PulseAudio: numbers
-    /// missing in a few jumps over 150 frames, measured). Every number missing from `before` frames ahead of
-    /// the silence to `after` frames past it is then that loss's, and their total must be its count within `countSlack`;
-    /// across a silence longer than the sequence's period the numbers cannot tell whole periods apart,
-    /// so as many are taken as bring the total nearest the count.
+    /// whose place is an estimate (where a full server queue filled, from the server's clock). A full
+    /// queue takes the small posts of later audio that fit its last room while it refuses the rest, before
+    /// the silence and after it until the reader has taken the backlog, so the numbers go missing in a few
+    /// jumps near it (PulseAudio: 150 frames before it in one run, 175 after it in the next, 2 354 after it
+    /// in a loaded one; 48 frames before it, from a second later in the feed, in another). The server's
+    /// count decides: the jumps across the silence, then the others in reach nearest first, as many as
+    /// make the count within `countSlack`; a jump beyond them is not that loss's. Across a silence longer
+    /// than the sequence's period the numbers cannot tell whole periods apart (a jump across it may even
+    /// read as none), so a run of jumps makes the count when whole periods more bring it there.
     public func check(_ take: [Int16], gaps: [(frame: Int, count: Int)] = [], countSlack: Int = 0,
                       spread: [(frame: Int, count: Int, before: Int, after: Int)] = []) async throws -> NumberedCheck {
         var unexplained: [NumberedCheck.Loss] = []
         var bySource: [NumberedCheck.Loss] = []
-        var counted = 0
-        var silence = 0
-        var numbered = 0
-        // Every place numbers go missing: after frame `at` (the last numbered one before), `missing` of
-        // them (modulo the period), `zeros` frames of silence, the next numbered frame at `next`.
-        var jumps: [(at: Int, next: Int, before: Int, after: Int, missing: Int, zeros: Int)] = []
-        var previous: (index: Int, number: Int)?
-        for index in take.indices {
-            guard let number = Self.number(take[index]) else { continue }
-            numbered += 1
-            defer { previous = (index, number) }
-            guard let before = previous else { continue }
-            let zeros = index - before.index - 1
-            let missing = (number - before.number - 1 + Self.period) % Self.period
-            if missing == 0 {
-                silence += zeros
-            } else {
-                jumps.append((before.index, index, before.number, number, missing, zeros))
-            }
-        }
-        var explained = Set<Int>()
-        for gap in spread {
-            // Its silence stands where it says (a numbered frame is never 0).
-            let silent = gap.frame..<min(take.count, max(gap.frame, gap.frame + gap.count - countSlack))
-            guard gap.frame >= 0, take[silent].allSatisfy({ $0 == 0 }) else { continue }
-            let inReach = jumps.indices.filter { jumps[$0].at >= gap.frame - gap.before - 1 && jumps[$0].at < gap.frame + gap.count + gap.after }
-            let total = inReach.reduce(0) { $0 + jumps[$1].missing }
-            let periods = max(0, Int((Double(gap.count - total) / Double(Self.period)).rounded()))
-            let counting = total + periods * Self.period
-            guard !inReach.isEmpty, abs(counting - gap.count) <= countSlack else { continue }
-            explained.formUnion(inReach)
-            counted += counting
-            silence += max(0, inReach.reduce(0) { $0 + jumps[$1].zeros } - gap.count)
-        }
+        let (jumps, numbered, unbroken) = Self.jumps(in: take)
+        let spreadOnes = Self.spreadLosses(take, jumps: jumps, spread: spread, countSlack: countSlack)
+        var counted = spreadOnes.counted
+        var silence = unbroken + spreadOnes.silence
         var witnessNumbers: [Int?]?
-        for (position, jump) in jumps.enumerated() where !explained.contains(position) {
+        for (position, jump) in jumps.enumerated() where !spreadOnes.explained.contains(position) {
             let loss = NumberedCheck.Loss(frame: jump.at + 1, missing: jump.missing, silence: jump.zeros)
             let gapFrames = gaps.filter { $0.frame > jump.at && $0.frame < jump.next }.reduce(0) { $0 + $1.count }
             if gapFrames > 0 && abs(gapFrames - jump.missing) <= countSlack && jump.zeros >= jump.missing {
@@ -295,6 +268,68 @@ public final class NumberedSource: @unchecked Sendable {
         }
         return NumberedCheck(frames: take.count, numbered: numbered, first: take.firstIndex { $0 != 0 },
                              unexplained: unexplained, bySource: bySource, counted: counted, silence: silence)
+    }
+
+    /// A place numbers go missing in a take: after frame `at` (the last numbered one before it, carrying
+    /// `before`), `missing` of them (modulo the period), `zeros` frames of silence, the next numbered frame
+    /// at `next` (carrying `after`).
+    public typealias Jump = (at: Int, next: Int, before: Int, after: Int, missing: Int, zeros: Int)
+
+    /// Every jump in `take`, how many of its frames carry a number, and the silence with no number missing
+    /// around it.
+    public static func jumps(in take: [Int16]) -> (jumps: [Jump], numbered: Int, silence: Int) {
+        var jumps: [Jump] = []
+        var numbered = 0, silence = 0
+        var previous: (index: Int, number: Int)?
+        for index in take.indices {
+            guard let number = number(take[index]) else { continue }
+            numbered += 1
+            defer { previous = (index, number) }
+            guard let before = previous else { continue }
+            let zeros = index - before.index - 1
+            let missing = (number - before.number - 1 + period) % period
+            if missing == 0 {
+                silence += zeros
+            } else {
+                jumps.append((before.index, index, before.number, number, missing, zeros))
+            }
+        }
+        return (jumps, numbered, silence)
+    }
+
+    /// Which of `jumps` the `spread` losses explain (see `check(_:gaps:countSlack:spread:)`), the frames
+    /// they count, and their silence beyond the counts.
+    public static func spreadLosses(_ take: [Int16], jumps: [Jump], spread: [(frame: Int, count: Int, before: Int, after: Int)],
+                                    countSlack: Int) -> (explained: Set<Int>, counted: Int, silence: Int) {
+        var explained = Set<Int>()
+        var counted = 0, silence = 0
+        for gap in spread {
+            // Its silence stands where it says (a numbered frame is never 0).
+            let silent = gap.frame..<min(take.count, max(gap.frame, gap.frame + gap.count - countSlack))
+            guard gap.frame >= 0, take[silent].allSatisfy({ $0 == 0 }) else { continue }
+            let end = gap.frame + gap.count
+            let inReach = jumps.indices.filter {
+                jumps[$0].at >= gap.frame - gap.before - 1 && jumps[$0].at < end + gap.after && !explained.contains($0)
+            }
+            // The jumps across the silence first, then the rest by their distance from it; the loss's are
+            // the longest run of them, nearest first, whose total makes the count (in whole periods more).
+            func distance(_ index: Int) -> Int { max(0, gap.frame - jumps[index].next, jumps[index].at + 1 - end) }
+            let nearest = inReach.sorted { distance($0) < distance($1) }
+            var taken: [Int] = [], counting = 0, total = 0
+            for (position, index) in nearest.enumerated() {
+                total += jumps[index].missing
+                let periods = max(0, Int((Double(gap.count - total) / Double(period)).rounded()))
+                if abs(total + periods * period - gap.count) <= countSlack {
+                    taken = Array(nearest[...position])
+                    counting = total + periods * period
+                }
+            }
+            guard !taken.isEmpty, abs(counting - gap.count) <= countSlack else { continue }
+            explained.formUnion(taken)
+            counted += counting
+            silence += max(0, taken.reduce(0) { $0 + jumps[$1].zeros } - gap.count)
+        }
+        return (explained, counted, silence)
     }
 
     /// True when `numbers` holds `from` followed by `to` with nothing but silence between: the source
