@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "OpenAudioToolbox", targets: ["OpenAudioToolbox"]),
         // AVFAudio's players, recorder, formats, buffers, files and session over RecorderKit: import changed.
         .library(name: "OpenAVFAudio", targets: ["OpenAVFAudio"]),
+        // Accelerate's vDSP (its C interface and the Swift overlay's `vDSP`), the FFTs on KissFFT: import changed.
+        .library(name: "OpenAccelerate", targets: ["OpenAccelerate"]),
         // TagLib behind a C interface, as a shared library RecorderKit loads when it first tags a file
         // (a plain take never maps TagLib); built with the package, installed beside the command.
         .library(name: "recorder-tags", type: .dynamic, targets: ["CTagLib"]),
@@ -103,6 +105,16 @@ let package = Package(
             name: "OpenAudioToolbox",
             dependencies: ["COpenAudioToolbox", "RecorderKit", "CSndFile", "CSoxr", "Locking"],
             linkerSettings: [.linkedLibrary("soxr")]
+        ),
+        // vDSP's C functions with Apple's declarations (include/vDSP.h); KissFFT (BSD-3-Clause, Debian's
+        // libkissfft-float131) under the FFTs and DFTs, linked: a program that imports vDSP asked for it.
+        .target(
+            name: "COpenAccelerate",
+            linkerSettings: [.linkedLibrary("kissfft-float"), .linkedLibrary("m")]
+        ),
+        .target(
+            name: "OpenAccelerate",
+            dependencies: ["COpenAccelerate"]
         ),
         .target(
             name: "OpenAVFAudio",
@@ -220,6 +232,20 @@ let package = Package(
             path: "Examples/EffectPrograms/Swift6",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // Real programs' shapes with vDSP (a meter, a tuner's FFT, a fade, a waveform's peaks, DFTs, the
+        // overlay), one file compiled in both language modes; the tests check their numbers against numpy.
+        .executableTarget(
+            name: "accelerate-programs-swift5",
+            dependencies: ["OpenAccelerate", "OpenAVFAudio"],
+            path: "Examples/AcceleratePrograms/Swift5",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .executableTarget(
+            name: "accelerate-programs-swift6",
+            dependencies: ["OpenAccelerate", "OpenAVFAudio"],
+            path: "Examples/AcceleratePrograms/Swift6",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // The RemoteIO recorder and player as iOS programs write them (Audio Unit Services' C calls), one
         // file compiled in both language modes; the tests run both against a private server.
         .executableTarget(
@@ -252,6 +278,12 @@ let package = Package(
             dependencies: ["OpenAVFAudio"],
             path: "Benchmarks/AppleAPI"
         ),
+        // What Benchmarks/run times of OpenAccelerate (vDSP_rmsqv, vDSP_fft_zrip) beside numpy, built in release there.
+        .executableTarget(
+            name: "vdsp-bench",
+            dependencies: ["OpenAccelerate"],
+            path: "Benchmarks/Accelerate"
+        ),
         // Issue 12's day of audio through every meter, built in release by the test command.
         .executableTarget(
             name: "recorder-longrun",
@@ -273,7 +305,9 @@ let package = Package(
         ),
         .testTarget(
             name: "AppleAPITests",
-            dependencies: ["OpenAudioToolbox", "OpenAVFAudio", "TestSupport", "CSndFile", "Locking"]
+            dependencies: ["OpenAudioToolbox", "OpenAVFAudio", "OpenAccelerate", "TestSupport", "CSndFile", "Locking"],
+            // Apple's constants and their values, read by AppleConstantsTests from its source folder.
+            exclude: ["Data"]
         ),
         .testTarget(
             name: "PictureTests",
