@@ -82,6 +82,54 @@ OAT_ENUM(uint32_t) {
     kAudioConverterSampleRateConverterComplexity_MinimumPhase = 0x6D696E70, // 'minp'
 };
 
+// AudioConverter.h: CF_ENUM(AudioConverterPropertyID)  →  Swift: AudioConverterPropertyID (=UInt32)
+OAT_ENUM(AudioConverterPropertyID) {
+    kAudioConverterPropertyInputCodecParameters     = 0x69636470,         // 'icdp'
+    kAudioConverterPropertyOutputCodecParameters    = 0x6F636470,         // 'ocdp'
+    kAudioConverterEncodeAdjustableSampleRate       = 0x616A7372,         // 'ajsr'
+    kAudioConverterInputChannelLayout               = 0x69636C20,         // 'icl '
+    kAudioConverterOutputChannelLayout              = 0x6F636C20,         // 'ocl '
+    kAudioConverterApplicableEncodeBitRates         = 0x61656272,         // 'aebr'
+    kAudioConverterAvailableEncodeBitRates          = 0x76656272,         // 'vebr'
+    kAudioConverterApplicableEncodeSampleRates      = 0x61657372,         // 'aesr'
+    kAudioConverterAvailableEncodeSampleRates       = 0x76657372,         // 'vesr'
+    kAudioConverterAvailableEncodeChannelLayoutTags = 0x6165636C,         // 'aecl'
+    kAudioConverterPropertyBitDepthHint             = 0x61636264,         // 'acbd'
+    kAudioConverterPropertyFormatList               = 0x666C7374,         // 'flst'
+};
+
+// AudioConverter.h: CF_ENUM(AudioConverterPropertyID)  →  Swift: AudioConverterPropertyID (=UInt32)
+OAT_ENUM(AudioConverterPropertyID) {
+    kAudioConverterPropertyDitherBitDepth = 0x64626974,         // 'dbit', macOS only
+};
+
+// AudioConverter.h: CF_ENUM(UInt32)  →  Swift: UInt32
+OAT_ENUM(uint32_t) {
+    kDitherAlgorithm_TPDF         = 1,                  // macOS only
+    kDitherAlgorithm_NoiseShaping = 2,                  // macOS only
+};
+
+// AudioConverter.h: CF_ENUM(OSStatus)  →  Swift: OSStatus (=Int32)
+OAT_ENUM(OSStatus) {
+    kAudioConverterErr_HardwareInUse        = 0x68776975,         // 'hwiu', iOS only
+    kAudioConverterErr_NoHardwarePermission = 0x7065726D,         // 'perm', iOS only
+};
+
+// AudioConverter.h: CF_ENUM(AudioConverterPropertyID)  →  Swift: AudioConverterPropertyID (=UInt32)
+OAT_ENUM(AudioConverterPropertyID) {
+    kAudioConverterPropertyMaximumInputBufferSize = 0x78696273,         // 'xibs'
+    kAudioConverterSampleRateConverterAlgorithm   = 0x73726369,         // 'srci'
+};
+
+// AudioConverter.h: CF_ENUM(AudioConverterPropertyID)  →  Swift: AudioConverterPropertyID (=UInt32)
+OAT_ENUM(AudioConverterPropertyID) {
+    kAudioConverterPropertyCanResumeFromInterruption = 0x63726669,         // 'crfi', iOS only
+};
+
+/// Deprecated (macOS 10.5) input procedure of AudioConverterFillBuffer.
+typedef OSStatus (*AudioConverterInputDataProc)(AudioConverterRef inAudioConverter, uint32_t *ioDataSize,
+    void *_Nonnull *_Nonnull outData, void *_Nullable inUserData);
+
 #pragma clang assume_nonnull end
 
 #endif

@@ -69,7 +69,7 @@ OAT_ENUM(OSStatus) {
 OAT_ENUM(AudioFilePropertyID) {
     kAudioFilePropertyFileFormat = 0x66666D74,            // 'ffmt': AudioFileTypeID
     kAudioFilePropertyDataFormat = 0x64666D74,            // 'dfmt': AudioStreamBasicDescription
-    kAudioFilePropertyIsOptimized = 0x6F707469,           // 'opti': UInt32
+    kAudioFilePropertyIsOptimized = 0x6F70746D,           // 'optm': UInt32
     kAudioFilePropertyAudioDataByteCount = 0x62636E74,    // 'bcnt': UInt64
     kAudioFilePropertyAudioDataPacketCount = 0x70636E74,  // 'pcnt': UInt64
     kAudioFilePropertyMaximumPacketSize = 0x70737A65,     // 'psze': UInt32
@@ -90,6 +90,141 @@ OAT_ENUM(AudioFilePropertyID) {
     kAudioFilePropertyReserveDuration = 0x72737276,       // 'rsrv'
     kAudioFilePropertyID3Tag = 0x69643374,                // 'id3t'
 };
+
+// AudioFile.h: CF_ENUM(AudioFileTypeID)  →  Swift: AudioFileTypeID (=UInt32)
+OAT_ENUM(AudioFileTypeID) {
+    kAudioFileSoundDesigner2Type = 0x53643266,         // 'Sd2f'
+    kAudioFileMP2Type            = 0x4D504732,         // 'MPG2'
+    kAudioFileMP1Type            = 0x4D504731,         // 'MPG1'
+    kAudioFileAC3Type            = 0x61632D33,         // 'ac-3'
+    kAudioFileMPEG4Type          = 0x6D703466,         // 'mp4f'
+    kAudioFileM4BType            = 0x6D346266,         // 'm4bf'
+    kAudioFile3GPType            = 0x33677070,         // '3gpp'
+    kAudioFile3GP2Type           = 0x33677032,         // '3gp2'
+    kAudioFileAMRType            = 0x616D7266,         // 'amrf'
+    kAudioFileLATMInLOASType     = 0x6C6F6173,         // 'loas'
+};
+
+// AudioFile.h: CF_ENUM(UInt32)  →  Swift: UInt32
+OAT_ENUM(uint32_t) {
+    kAudioFileLoopDirection_NoLooping          = 0,
+    kAudioFileLoopDirection_Forward            = 1,
+    kAudioFileLoopDirection_ForwardAndBackward = 2,
+    kAudioFileLoopDirection_Backward           = 3,
+};
+
+// AudioFile.h: CF_ENUM(UInt32)  →  Swift: UInt32
+OAT_ENUM(uint32_t) {
+    kAudioFileMarkerType_Generic = 0,
+};
+
+// AudioFile.h: typedef CF_OPTIONS(UInt32, AudioFileRegionFlags)  →  Swift: OptionSet struct AudioFileRegionFlags (RawValue UInt32)
+typedef OAT_OPTIONS(uint32_t, AudioFileRegionFlags) {
+    kAudioFileRegionFlag_LoopEnable   = 1,
+    kAudioFileRegionFlag_PlayForward  = 2,
+    kAudioFileRegionFlag_PlayBackward = 4,
+};
+
+// AudioFile.h: typedef CF_OPTIONS(UInt32, AudioBytePacketTranslationFlags)  →  Swift: OptionSet struct AudioBytePacketTranslationFlags (RawValue UInt32)
+typedef OAT_OPTIONS(uint32_t, AudioBytePacketTranslationFlags) {
+    kBytePacketTranslationFlag_IsEstimate = 1,
+};
+
+// AudioFile.h: CF_ENUM(AudioFilePropertyID)  →  Swift: AudioFilePropertyID (=UInt32)
+OAT_ENUM(AudioFilePropertyID) {
+    kAudioFilePropertyDataFormatName                 = 0x666E6D65,         // 'fnme'
+    kAudioFilePropertyPacketToFrame                  = 0x706B6672,         // 'pkfr'
+    kAudioFilePropertyFrameToPacket                  = 0x6672706B,         // 'frpk'
+    kAudioFilePropertyRestrictsRandomAccess          = 0x72726170,         // 'rrap'
+    kAudioFilePropertyPacketToRollDistance           = 0x706B726C,         // 'pkrl'
+    kAudioFilePropertyPreviousIndependentPacket      = 0x70696E64,         // 'pind'
+    kAudioFilePropertyNextIndependentPacket          = 0x6E696E64,         // 'nind'
+    kAudioFilePropertyPacketToDependencyInfo         = 0x706B6470,         // 'pkdp'
+    kAudioFilePropertyPacketToByte                   = 0x706B6279,         // 'pkby'
+    kAudioFilePropertyByteToPacket                   = 0x6279706B,         // 'bypk'
+    kAudioFilePropertyChunkIDs                       = 0x63686964,         // 'chid'
+    kAudioFilePropertyPacketRangeByteCountUpperBound = 0x70727562,         // 'prub'
+    kAudioFilePropertyID3TagOffset                   = 0x6964336F,         // 'id3o'
+    kAudioFilePropertyAlbumArtwork                   = 0x61617274,         // 'aart'
+    kAudioFilePropertyAudioTrackCount                = 0x61746374,         // 'atct'
+    kAudioFilePropertyUseAudioTrack                  = 0x7561746B,         // 'uatk'
+};
+
+// AudioFile.h: CF_ENUM(AudioFilePropertyID)  →  Swift: AudioFilePropertyID (=UInt32)
+OAT_ENUM(AudioFilePropertyID) {
+    kAudioFileGlobalInfo_ReadableTypes                        = 0x61667266,         // 'afrf'
+    kAudioFileGlobalInfo_WritableTypes                        = 0x61667766,         // 'afwf'
+    kAudioFileGlobalInfo_FileTypeName                         = 0x66746E6D,         // 'ftnm'
+    kAudioFileGlobalInfo_AvailableStreamDescriptionsForFormat = 0x73646964,         // 'sdid'
+    kAudioFileGlobalInfo_AvailableFormatIDs                   = 0x666D6964,         // 'fmid'
+    kAudioFileGlobalInfo_AllExtensions                        = 0x616C7874,         // 'alxt'
+    kAudioFileGlobalInfo_AllHFSTypeCodes                      = 0x61686673,         // 'ahfs'
+    kAudioFileGlobalInfo_AllUTIs                              = 0x61757469,         // 'auti'
+    kAudioFileGlobalInfo_AllMIMETypes                         = 0x616D696D,         // 'amim'
+    kAudioFileGlobalInfo_ExtensionsForType                    = 0x66657874,         // 'fext'
+    kAudioFileGlobalInfo_HFSTypeCodesForType                  = 0x66686673,         // 'fhfs'
+    kAudioFileGlobalInfo_UTIsForType                          = 0x66757469,         // 'futi'
+    kAudioFileGlobalInfo_MIMETypesForType                     = 0x666D696D,         // 'fmim'
+    kAudioFileGlobalInfo_TypesForMIMEType                     = 0x746D696D,         // 'tmim'
+    kAudioFileGlobalInfo_TypesForUTI                          = 0x74757469,         // 'tuti'
+    kAudioFileGlobalInfo_TypesForHFSTypeCode                  = 0x74686673,         // 'thfs'
+    kAudioFileGlobalInfo_TypesForExtension                    = 0x74657874,         // 'text'
+};
+
+typedef struct AudioFile_SMPTE_Time {
+    int8_t mHours;
+    uint8_t mMinutes;
+    uint8_t mSeconds;
+    uint8_t mFrames;
+    uint32_t mSubFrameSampleOffset;
+} AudioFile_SMPTE_Time;
+
+typedef struct AudioFramePacketTranslation {
+    int64_t mFrame;
+    int64_t mPacket;
+    uint32_t mFrameOffsetInPacket;
+} AudioFramePacketTranslation;
+
+typedef struct AudioBytePacketTranslation {
+    int64_t mByte;
+    int64_t mPacket;
+    uint32_t mByteOffsetInPacket;
+    AudioBytePacketTranslationFlags mFlags;
+} AudioBytePacketTranslation;
+
+/// kAudioFilePropertyPacketTableInfo: valid frames, priming and remainder frames.
+typedef struct AudioFilePacketTableInfo {
+    int64_t mNumberValidFrames;
+    int32_t mPrimingFrames;
+    int32_t mRemainderFrames;
+} AudioFilePacketTableInfo;
+
+typedef struct AudioPacketRangeByteCountTranslation {
+    int64_t mPacket;
+    int64_t mPacketCount;
+    int64_t mByteCountUpperBound;
+} AudioPacketRangeByteCountTranslation;
+
+typedef struct AudioPacketRollDistanceTranslation {
+    int64_t mPacket;
+    int64_t mRollDistance;
+} AudioPacketRollDistanceTranslation;
+
+typedef struct AudioIndependentPacketTranslation {
+    int64_t mPacket;
+    int64_t mIndependentlyDecodablePacket;
+} AudioIndependentPacketTranslation;
+
+typedef struct AudioPacketDependencyInfoTranslation {
+    int64_t mPacket;
+    uint32_t mIsIndependentlyDecodable;
+    uint32_t mNumberPrerollPackets;
+} AudioPacketDependencyInfoTranslation;
+
+typedef struct AudioFileTypeAndFormatID {
+    AudioFileTypeID mFileType;
+    uint32_t mFormatID;
+} AudioFileTypeAndFormatID;
 
 #pragma clang assume_nonnull end
 

@@ -115,6 +115,45 @@ OAT_ENUM(AudioQueueParameterID) {
     kAudioQueueParam_Pan = 13,
 };
 
+typedef struct OpaqueAudioQueueProcessingTap *AudioQueueProcessingTapRef;
+
+// AudioQueue.h: CF_ENUM(UInt32)  →  Swift: UInt32
+OAT_ENUM(uint32_t) {
+    kAudioQueueTimePitchAlgorithm_LowQualityZeroLatency = 0x6C717A6C,         // 'lqzl', iOS only, deprecated
+};
+
+// AudioQueue.h: CF_ENUM(AudioQueuePropertyID)  →  Swift: AudioQueuePropertyID (=UInt32)
+OAT_ENUM(AudioQueuePropertyID) {
+    kAudioQueueProperty_HardwareCodecPolicy = 0x61716370,         // 'aqcp', iOS only
+};
+
+// AudioQueue.h: CF_ENUM(UInt32)  →  Swift: UInt32
+OAT_ENUM(uint32_t) {
+    kAudioQueueHardwareCodecPolicy_Default         = 0,                  // iOS only
+    kAudioQueueHardwareCodecPolicy_UseSoftwareOnly = 1,                  // iOS only
+    kAudioQueueHardwareCodecPolicy_UseHardwareOnly = 2,                  // iOS only
+    kAudioQueueHardwareCodecPolicy_PreferSoftware  = 3,                  // iOS only
+    kAudioQueueHardwareCodecPolicy_PreferHardware  = 4,                  // iOS only
+};
+
+// AudioQueue.h: CF_ENUM(AudioQueuePropertyID)  →  Swift: AudioQueuePropertyID (=UInt32)
+OAT_ENUM(AudioQueuePropertyID) {
+    kAudioQueueProperty_ChannelAssignments = 0x61716361,         // 'aqca'
+};
+
+// AudioQueue.h: typedef CF_OPTIONS(UInt32, AudioQueueProcessingTapFlags)  →  Swift: OptionSet struct AudioQueueProcessingTapFlags (RawValue UInt32)
+typedef OAT_OPTIONS(uint32_t, AudioQueueProcessingTapFlags) {
+    kAudioQueueProcessingTap_PreEffects    = (1 << 0),           // 0x00000001
+    kAudioQueueProcessingTap_PostEffects   = (1 << 1),           // 0x00000002
+    kAudioQueueProcessingTap_Siphon        = (1 << 2),           // 0x00000004
+    kAudioQueueProcessingTap_StartOfStream = (1 << 8),           // 0x00000100
+    kAudioQueueProcessingTap_EndOfStream   = (1 << 9),           // 0x00000200
+};
+
+typedef void (*AudioQueueProcessingTapCallback)(void *inClientData, AudioQueueProcessingTapRef inAQTap,
+    uint32_t inNumberFrames, AudioTimeStamp *ioTimeStamp, AudioQueueProcessingTapFlags *ioFlags,
+    uint32_t *outNumberFrames, AudioBufferList *ioData);
+
 #pragma clang assume_nonnull end
 
 #endif

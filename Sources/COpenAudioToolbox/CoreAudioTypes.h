@@ -172,6 +172,100 @@ OAT_ENUM(AudioFormatFlags) {
     kAudioFormatFlagsNativeFloatPacked = (1u << 0) | kAudioFormatFlagsNativeEndian | (1u << 3),
 };
 
+// Not an enum in Apple's header: `static const Float64 kAudioStreamAnyRate = 0.0;` (Swift: Float64).
+static const double kAudioStreamAnyRate = 0.0;
+
+// Apple defines this only when CA_PREFER_FIXED_POINT (iOS); a #define of an int literal, so Swift sees Int32.
+#define kAudioUnitSampleFractionBits 24
+
+// Deprecated canonical sample types (Float32 on macOS; SInt16 / SInt32 8.24 fixed point on iOS).
+typedef float AudioSampleType __attribute__((deprecated("The concept of canonical formats is deprecated")));
+typedef float AudioUnitSampleType __attribute__((deprecated("The concept of canonical formats is deprecated")));
+
+/// Buffers for a translation (Apple: both pointers __nonnull).
+typedef struct AudioValueTranslation {
+    void *mInputData;
+    uint32_t mInputDataSize;
+    void *mOutputData;
+    uint32_t mOutputDataSize;
+} AudioValueTranslation;
+
+/// Identifies a codec: type ('aenc'/'adec'), subtype (format ID) and manufacturer.
+typedef struct AudioClassDescription {
+    OSType mType;
+    OSType mSubType;
+    OSType mManufacturer;
+} AudioClassDescription;
+
+// CoreAudioBaseTypes.h: CF_ENUM(OSStatus)  →  Swift: OSStatus (=Int32)
+OAT_ENUM(OSStatus) {
+    kAudio_NoError          = 0,                  // not in 11.3 SDK
+    kAudio_BadFilePathError = 0x21707468,         // '!pth'
+};
+
+// CoreAudioBaseTypes.h: CF_ENUM(AudioFormatID)  →  Swift: AudioFormatID (=UInt32)
+OAT_ENUM(AudioFormatID) {
+    kAudioFormat60958AC3             = 0x63616333,         // 'cac3'
+    kAudioFormatMPEG4CELP            = 0x63656C70,         // 'celp'
+    kAudioFormatMPEG4HVXC            = 0x68767863,         // 'hvxc'
+    kAudioFormatMPEG4TwinVQ          = 0x74777671,         // 'twvq'
+    kAudioFormatMACE3                = 0x4D414333,         // 'MAC3'
+    kAudioFormatMACE6                = 0x4D414336,         // 'MAC6'
+    kAudioFormatQDesign              = 0x51444D43,         // 'QDMC'
+    kAudioFormatQDesign2             = 0x51444D32,         // 'QDM2'
+    kAudioFormatQUALCOMM             = 0x51636C70,         // 'Qclp'
+    kAudioFormatMPEGLayer1           = 0x2E6D7031,         // '.mp1'
+    kAudioFormatMPEGLayer2           = 0x2E6D7032,         // '.mp2'
+    kAudioFormatTimeCode             = 0x74696D65,         // 'time'
+    kAudioFormatMIDIStream           = 0x6D696469,         // 'midi'
+    kAudioFormatParameterValueStream = 0x61707673,         // 'apvs'
+    kAudioFormatMPEG4AAC_HE          = 0x61616368,         // 'aach'
+    kAudioFormatMPEG4AAC_LD          = 0x6161636C,         // 'aacl'
+    kAudioFormatMPEG4AAC_ELD         = 0x61616365,         // 'aace'
+    kAudioFormatMPEG4AAC_ELD_SBR     = 0x61616366,         // 'aacf'
+    kAudioFormatMPEG4AAC_ELD_V2      = 0x61616367,         // 'aacg'
+    kAudioFormatMPEG4AAC_HE_V2       = 0x61616370,         // 'aacp'
+    kAudioFormatMPEG4AAC_Spatial     = 0x61616373,         // 'aacs'
+    kAudioFormatMPEGD_USAC           = 0x75736163,         // 'usac'
+    kAudioFormatAMR                  = 0x73616D72,         // 'samr'
+    kAudioFormatAMR_WB               = 0x73617762,         // 'sawb'
+    kAudioFormatAudible              = 0x41554442,         // 'AUDB'
+    kAudioFormatiLBC                 = 0x696C6263,         // 'ilbc'
+    kAudioFormatDVIIntelIMA          = 0x6D730011,
+    kAudioFormatMicrosoftGSM         = 0x6D730031,
+    kAudioFormatAES3                 = 0x61657333,         // 'aes3'
+    kAudioFormatEnhancedAC3          = 0x65632D33,         // 'ec-3'
+};
+
+// CoreAudioBaseTypes.h: CF_ENUM(AudioFormatFlags)  →  Swift: AudioFormatFlags (=UInt32)
+OAT_ENUM(AudioFormatFlags) {
+    kLinearPCMFormatFlagsSampleFractionShift = 7,
+    kLinearPCMFormatFlagsSampleFractionMask  = (0x3F << kLinearPCMFormatFlagsSampleFractionShift), // 0x1F80 (8064)
+    kAppleLosslessFormatFlag_16BitSourceData = 1,
+    kAppleLosslessFormatFlag_20BitSourceData = 2,
+    kAppleLosslessFormatFlag_24BitSourceData = 3,
+    kAppleLosslessFormatFlag_32BitSourceData = 4,
+};
+
+// CoreAudioBaseTypes.h: CF_ENUM(AudioFormatFlags)  →  Swift: AudioFormatFlags (=UInt32)
+OAT_ENUM(AudioFormatFlags) {
+    kAudioFormatFlagsCanonical          = kAudioFormatFlagIsFloat | kAudioFormatFlagsNativeEndian | kAudioFormatFlagIsPacked, // 0x9 on little-endian, macOS value; iOS: 12, deprecated
+    kAudioFormatFlagsAudioUnitCanonical = kAudioFormatFlagIsFloat | kAudioFormatFlagsNativeEndian | kAudioFormatFlagIsPacked | kAudioFormatFlagIsNonInterleaved, // 0x29 on little-endian, macOS value; iOS: 3116, deprecated
+};
+
+// CoreAudioBaseTypes.h: typedef CF_ENUM(long, MPEG4ObjectID)  →  Swift: enum MPEG4ObjectID: Int
+typedef OAT_CLOSED_ENUM(long, MPEG4ObjectID) {
+    kMPEG4Object_AAC_Main     = 1,
+    kMPEG4Object_AAC_LC       = 2,
+    kMPEG4Object_AAC_SSR      = 3,
+    kMPEG4Object_AAC_LTP      = 4,
+    kMPEG4Object_AAC_SBR      = 5,
+    kMPEG4Object_AAC_Scalable = 6,
+    kMPEG4Object_TwinVQ       = 7,
+    kMPEG4Object_CELP         = 8,
+    kMPEG4Object_HVXC         = 9,
+};
+
 #pragma clang assume_nonnull end
 
 #endif

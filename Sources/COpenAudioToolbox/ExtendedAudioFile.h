@@ -4,47 +4,11 @@
 #define OPEN_EXTENDED_AUDIO_FILE_H
 
 #include "CoreAudioTypes.h"
+#include "AudioChannelLayout.h"
 
 #pragma clang assume_nonnull begin
 
-typedef uint32_t AudioChannelLayoutTag;
-typedef uint32_t AudioChannelLabel;
 
-typedef OAT_OPTIONS(uint32_t, AudioChannelBitmap) {
-    kAudioChannelBit_Left = 1u << 0,
-    kAudioChannelBit_Right = 1u << 1,
-    kAudioChannelBit_Center = 1u << 2,
-    kAudioChannelBit_LFEScreen = 1u << 3,
-};
-
-typedef OAT_OPTIONS(uint32_t, AudioChannelFlags) {
-    kAudioChannelFlags_AllOff = 0,
-    kAudioChannelFlags_RectangularCoordinates = 1u << 0,
-    kAudioChannelFlags_SphericalCoordinates = 1u << 1,
-    kAudioChannelFlags_Meters = 1u << 2,
-};
-
-typedef struct AudioChannelDescription {
-    AudioChannelLabel mChannelLabel;
-    AudioChannelFlags mChannelFlags;
-    float mCoordinates[3];
-} AudioChannelDescription;
-
-/// A channel layout: a tag, a bitmap, or descriptions (variable length, as Apple's).
-typedef struct AudioChannelLayout {
-    AudioChannelLayoutTag mChannelLayoutTag;
-    AudioChannelBitmap mChannelBitmap;
-    uint32_t mNumberChannelDescriptions;
-    AudioChannelDescription mChannelDescriptions[1];
-} AudioChannelLayout;
-
-OAT_ENUM(AudioChannelLayoutTag) {
-    kAudioChannelLayoutTag_UseChannelDescriptions = 0,
-    kAudioChannelLayoutTag_UseChannelBitmap = 1u << 16,
-    kAudioChannelLayoutTag_Mono = (100u << 16) | 1,
-    kAudioChannelLayoutTag_Stereo = (101u << 16) | 2,
-    kAudioChannelLayoutTag_DiscreteInOrder = 147u << 16,  // | the channel count
-};
 
 /// A file opened, created or wrapped by Extended Audio File Services.
 typedef struct OpaqueExtAudioFile *ExtAudioFileRef;
@@ -78,6 +42,20 @@ OAT_ENUM(OSStatus) {
     kExtAudioFileError_InvalidSeek = -66568,
     kExtAudioFileError_AsyncWriteTooLarge = -66569,
     kExtAudioFileError_AsyncWriteBufferOverflow = -66570,
+};
+
+typedef int32_t ExtAudioFilePacketTableInfoOverride;
+
+// ExtendedAudioFile.h: CF_ENUM(ExtAudioFilePacketTableInfoOverride)  →  Swift: ExtAudioFilePacketTableInfoOverride (=Int32)
+OAT_ENUM(ExtAudioFilePacketTableInfoOverride) {
+    kExtAudioFilePacketTableInfoOverride_UseFileValue        = -1,
+    kExtAudioFilePacketTableInfoOverride_UseFileValueIfValid = -2,
+};
+
+// ExtendedAudioFile.h: CF_ENUM(OSStatus)  →  Swift: OSStatus (=Int32)
+OAT_ENUM(OSStatus) {
+    kExtAudioFileError_CodecUnavailableInputConsumed    = -66559,             // iOS only
+    kExtAudioFileError_CodecUnavailableInputNotConsumed = -66560,             // iOS only
 };
 
 #pragma clang assume_nonnull end

@@ -274,6 +274,13 @@ struct AVFAudioValueTests {
         try session.setPreferredInput(nil)
     }
 
+    /// The permission asked as iOS 17 code awaits it, from the application and from the session.
+    @Test func permissionAwaitedIsGranted() async {
+        let application = await AVAudioApplication.requestRecordPermission()
+        let session = await AVAudioSession.sharedInstance().requestRecordPermission()
+        #expect(application && session)
+    }
+
     /// AAC and ALAC recordings are refused before anything connects, in one line that says what to use.
     @Test func aRecorderOfAACSaysLinuxCannotEncodeIt() throws {
         for format in [kAudioFormatMPEG4AAC, kAudioFormatAppleLossless] {

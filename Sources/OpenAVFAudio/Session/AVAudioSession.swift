@@ -102,6 +102,9 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
         DispatchQueue.main.async { response(true) }
     }
 
+    /// True: the form Swift gives the completion-handler call on Apple's systems (`await`ed from any task).
+    public func requestRecordPermission() async -> Bool { true }
+
     /// Whether the server has a source to record (false if it cannot be reached).
     public var isInputAvailable: Bool { !((try? Recorder.sources()) ?? []).isEmpty }
 
@@ -150,4 +153,7 @@ open class AVAudioApplication: NSObject, @unchecked Sendable {
     public class func requestRecordPermission(completionHandler response: @escaping @Sendable (Bool) -> Void) {
         DispatchQueue.main.async { response(true) }
     }
+
+    /// True: the `async` form iOS 17 code awaits (`if await AVAudioApplication.requestRecordPermission()`).
+    public class func requestRecordPermission() async -> Bool { true }
 }
