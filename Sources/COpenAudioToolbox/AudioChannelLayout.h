@@ -403,9 +403,11 @@ typedef struct AudioFormatListItem {
     AudioChannelLayoutTag mChannelLayoutTag;
 } AudioFormatListItem;
 
-// Apple: #define AudioChannelLayoutTag_GetNumberOfChannels(tag) ((UInt32)((tag) & 0x0000FFFF))
-// (function-like: not imported by Swift; provide a Swift function if wanted).
-#define AudioChannelLayoutTag_GetNumberOfChannels(inLayoutTag) ((uint32_t)((inLayoutTag) & 0x0000FFFF))
+/// The channels a layout tag stands for: its low 16 bits. An inline function, as Apple's CF_INLINE is, so
+/// that Swift sees it (`AudioChannelLayoutTag_GetNumberOfChannels(kAudioChannelLayoutTag_Stereo)` is 2).
+static inline uint32_t AudioChannelLayoutTag_GetNumberOfChannels(AudioChannelLayoutTag inLayoutTag) {
+    return (uint32_t)(inLayoutTag & 0x0000FFFF);
+}
 
 #pragma clang assume_nonnull end
 

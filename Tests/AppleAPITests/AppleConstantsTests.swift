@@ -40,6 +40,8 @@ struct AppleConstantsTests {
         #expect(amr == 0x7361_6D72)  // 'samr'
         let stereo: AudioChannelLayoutTag = kAudioChannelLayoutTag_Stereo
         #expect(stereo == (101 << 16) | 2)
+        #expect(AudioChannelLayoutTag_GetNumberOfChannels(stereo) == 2
+                && AudioChannelLayoutTag_GetNumberOfChannels(kAudioChannelLayoutTag_AudioUnit_7_1) == 8)
         #expect(kAudioChannelLayoutTag_MPEG_5_1_A == (121 << 16) | 6)
         #expect(kAudioFilePropertyIsOptimized == 0x6F70_746D)  // 'optm'
         #expect(kLinearPCMFormatFlagsSampleFractionShift == 7 && kLinearPCMFormatFlagsSampleFractionMask == 0x1F80)
