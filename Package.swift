@@ -246,6 +246,20 @@ let package = Package(
             path: "Examples/AcceleratePrograms/Swift6",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // A sound-effect player's system sound (made from a file, played with a completion block and a
+        // routine, disposed), one file compiled in both language modes; the tests hear it on a private server.
+        .executableTarget(
+            name: "system-sounds-swift5",
+            dependencies: ["OpenAudioToolbox"],
+            path: "Examples/SystemSounds/Swift5",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .executableTarget(
+            name: "system-sounds-swift6",
+            dependencies: ["OpenAudioToolbox"],
+            path: "Examples/SystemSounds/Swift6",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // The RemoteIO recorder and player as iOS programs write them (Audio Unit Services' C calls), one
         // file compiled in both language modes; the tests run both against a private server.
         .executableTarget(

@@ -237,6 +237,16 @@ final class PulseConnection: @unchecked Sendable {
         return defaults
     }
 
+    /// The server's own name for its software: "pulseaudio", or "PulseAudio (on PipeWire 0.3.65)".
+    func serverSoftware() -> String {
+        var name = ""
+        query({ pa_context_get_server_info($0, { Collector<pa_server_info>.receive($1, 0, $2); Collector<pa_server_info>.receive(nil, 1, $2) }, $1) }) {
+            (info: pa_server_info) in
+            name = info.server_name.map { String(cString: $0) } ?? ""
+        }
+        return name
+    }
+
     /// Every playback sink on the server, in the server's order.
     func sinks() -> [SinkInfo] {
         let defaultName = defaults().sink
