@@ -260,6 +260,21 @@ let package = Package(
             path: "Examples/SystemSounds/Swift6",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // A format utility's queries (Audio Format Services, AVAudioChannelLayout, connection points, the
+        // session's categories), one file compiled in both language modes; the tests check its answers
+        // against Apple's documented values.
+        .executableTarget(
+            name: "format-queries-swift5",
+            dependencies: ["OpenAudioToolbox", "OpenAVFAudio"],
+            path: "Examples/FormatQueries/Swift5",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .executableTarget(
+            name: "format-queries-swift6",
+            dependencies: ["OpenAudioToolbox", "OpenAVFAudio"],
+            path: "Examples/FormatQueries/Swift6",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // The RemoteIO recorder and player as iOS programs write them (Audio Unit Services' C calls), one
         // file compiled in both language modes; the tests run both against a private server.
         .executableTarget(

@@ -18,6 +18,9 @@ open class AVAudioFormat: NSObject, @unchecked Sendable {
     private let basic: UnsafeMutablePointer<AudioStreamBasicDescription>
     /// The sample layout, or `.otherFormat` for compressed audio and other PCM.
     public let commonFormat: AVAudioCommonFormat
+    /// Which speaker each channel is for: the layout the format was made with (or AVChannelLayoutKey's);
+    /// nil when made from a channel count alone, as Apple's is.
+    public let channelLayout: AVAudioChannelLayout?
 
     /// Linear PCM of `format` (float32, float64, int16 or int32) at `sampleRate`, `channels` (1…32)
     /// interleaved or one buffer per channel; nil for anything else (a rate that is not positive and
@@ -40,7 +43,35 @@ open class AVAudioFormat: NSObject, @unchecked Sendable {
             mSampleRate: sampleRate, mFormatID: kAudioFormatLinearPCM, mFormatFlags: flags, mBytesPerPacket: frameBytes,
             mFramesPerPacket: 1, mBytesPerFrame: frameBytes, mChannelsPerFrame: channels, mBitsPerChannel: bits, mReserved: 0))
         commonFormat = format
+        channelLayout = nil
         super.init()
+    }
+
+    /// Linear PCM of `format` at `sampleRate` with `layout`'s channels, interleaved or not. Never nil, as
+    /// Apple's: a rate or channel count no stream takes (NaN, none, 1 000) makes a format the engine,
+    /// files and converters refuse when it is used.
+    public init(commonFormat format: AVAudioCommonFormat, sampleRate: Double, interleaved: Bool, channelLayout layout: AVAudioChannelLayout) {
+        let channels = layout.channelCount
+        let (bits, kind): (UInt32, AudioFormatFlags) = switch format {
+        case .pcmFormatFloat64: (64, kAudioFormatFlagIsFloat)
+        case .pcmFormatInt16: (16, kAudioFormatFlagIsSignedInteger)
+        case .pcmFormatInt32: (32, kAudioFormatFlagIsSignedInteger)
+        case .pcmFormatFloat32, .otherFormat: (32, kAudioFormatFlagIsFloat)
+        }
+        let flags = kAudioFormatFlagIsPacked | kind | (interleaved ? 0 : kAudioFormatFlagIsNonInterleaved)
+        let frameBytes = bits / 8 &* (interleaved ? channels : 1)
+        basic = .allocate(capacity: 1)
+        basic.initialize(to: AudioStreamBasicDescription(
+            mSampleRate: sampleRate, mFormatID: kAudioFormatLinearPCM, mFormatFlags: flags, mBytesPerPacket: frameBytes,
+            mFramesPerPacket: 1, mBytesPerFrame: frameBytes, mChannelsPerFrame: channels, mBitsPerChannel: bits, mReserved: 0))
+        commonFormat = format == .otherFormat ? .pcmFormatFloat32 : format
+        channelLayout = layout
+        super.init()
+    }
+
+    /// The standard format (32-bit float, a buffer per channel) with `layout`'s channels. Never nil.
+    public convenience init(standardFormatWithSampleRate sampleRate: Double, channelLayout layout: AVAudioChannelLayout) {
+        self.init(commonFormat: .pcmFormatFloat32, sampleRate: sampleRate, interleaved: false, channelLayout: layout)
     }
 
     /// The standard format: 32-bit float, one buffer per channel (`isStandard`).
@@ -56,6 +87,20 @@ open class AVAudioFormat: NSObject, @unchecked Sendable {
         basic = .allocate(capacity: 1)
         basic.initialize(to: given)
         commonFormat = Self.common(given)
+        channelLayout = nil
+        super.init()
+    }
+
+    /// The format `streamDescription` describes with `layout` (which must have as many channels, else
+    /// nil); nil also as for init(streamDescription:).
+    public init?(streamDescription: UnsafePointer<AudioStreamBasicDescription>, channelLayout layout: AVAudioChannelLayout?) {
+        let given = streamDescription.pointee
+        guard given.mSampleRate.isFinite, given.mSampleRate > 0, given.mChannelsPerFrame > 0,
+              layout.map({ $0.channelCount == given.mChannelsPerFrame }) ?? true else { return nil }
+        basic = .allocate(capacity: 1)
+        basic.initialize(to: given)
+        commonFormat = Self.common(given)
+        channelLayout = layout
         super.init()
     }
 
@@ -88,7 +133,13 @@ open class AVAudioFormat: NSObject, @unchecked Sendable {
             description.mBytesPerFrame = (bits + 7) / 8 * (interleaved ? UInt32(channels) : 1)
             description.mBytesPerPacket = description.mBytesPerFrame
         }
-        self.init(streamDescription: &description)
+        var layout: AVAudioChannelLayout?
+        if let data = settings[AVChannelLayoutKey] as? Data {
+            // The structure's bytes: its descriptions must lie within them, and its channels match.
+            guard let read = AVAudioChannelLayout(data: data) else { return nil }
+            layout = read
+        }
+        self.init(streamDescription: &description, channelLayout: layout)
     }
 
     deinit {
@@ -131,6 +182,7 @@ open class AVAudioFormat: NSObject, @unchecked Sendable {
             settings[AVLinearPCMIsBigEndianKey] = described.mFormatFlags & kAudioFormatFlagIsBigEndian != 0
             settings[AVLinearPCMIsNonInterleaved] = !isInterleaved
         }
+        if let channelLayout { settings[AVChannelLayoutKey] = channelLayout.data }
         return settings
     }
 

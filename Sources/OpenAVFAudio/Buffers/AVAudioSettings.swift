@@ -12,6 +12,14 @@ public let AVLinearPCMIsNonInterleaved = "AVLinearPCMIsNonInterleaved"
 public let AVEncoderAudioQualityKey = "AVEncoderAudioQualityKey"
 public let AVEncoderBitRateKey = "AVEncoderBitRateKey"
 public let AVEncoderBitDepthHintKey = "AVEncoderBitDepthHintKey"
+/// How an encoder spends its bits (one of the four strategies below): AVAudioFile gives it to libsndfile's
+/// MP3 and Opus encoders (constant, average; variable for both variable ones); linear PCM and FLAC ignore it.
+public let AVEncoderBitRateStrategyKey = "AVEncoderBitRateStrategyKey"
+public let AVEncoderBitRatePerChannelKey = "AVEncoderBitRatePerChannelKey"
+public let AVAudioBitRateStrategy_Constant = "AVAudioBitRateStrategy_Constant"
+public let AVAudioBitRateStrategy_LongTermAverage = "AVAudioBitRateStrategy_LongTermAverage"
+public let AVAudioBitRateStrategy_VariableConstrained = "AVAudioBitRateStrategy_VariableConstrained"
+public let AVAudioBitRateStrategy_Variable = "AVAudioBitRateStrategy_Variable"
 public let AVSampleRateConverterAudioQualityKey = "AVSampleRateConverterAudioQualityKey"
 public let AVChannelLayoutKey = "AVChannelLayoutKey"
 

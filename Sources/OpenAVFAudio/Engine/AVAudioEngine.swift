@@ -194,7 +194,7 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
     }
 
     /// The AVAudioNode of a graph node attached here.
-    private func wrapper(of node: GraphNode) -> AVAudioNode? {
+    func wrapper(of node: GraphNode) -> AVAudioNode? {
         made.withLock { made in made.attached.values.first { $0.graphNode === node } }
     }
 

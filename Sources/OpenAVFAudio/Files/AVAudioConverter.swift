@@ -174,6 +174,7 @@ open class AVAudioConverter: NSObject {
     /// needed: `.haveData` when it was filled or the stream ended after some frames, `.inputRanDry` when
     /// the block had nothing now, `.endOfStream` when the stream had ended, `.error` (with `outError`) for
     /// a buffer of the wrong kind or format.
+    @discardableResult
     public func convert(to outputBuffer: AVAudioBuffer, error outError: NSErrorPointer,
                         withInputFrom inputBlock: AVAudioConverterInputBlock) -> AVAudioConverterOutputStatus {
         guard let output = outputBuffer as? AVAudioPCMBuffer, output.format == outputFormat else {

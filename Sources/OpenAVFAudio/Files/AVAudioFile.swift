@@ -97,6 +97,19 @@ open class AVAudioFile: NSObject, @unchecked Sendable {
                 + "check that its folder exists and is writable")
         }
         let subtype = sndfileFormat & Int32(SF_FORMAT_SUBMASK)
+        if let strategy = settings[AVEncoderBitRateStrategyKey] as? String, [SF_FORMAT_MPEG_LAYER_III, SF_FORMAT_OPUS].map({ Int32($0) }).contains(subtype) {
+            // The lossy encoders' bit rate modes (linear PCM and FLAC have none, and ignore it, as Apple's do).
+            var mode = Int32(strategy == AVAudioBitRateStrategy_Constant ? SF_BITRATE_MODE_CONSTANT
+                : strategy == AVAudioBitRateStrategy_LongTermAverage ? SF_BITRATE_MODE_AVERAGE : SF_BITRATE_MODE_VARIABLE)
+            // libsndfile 1.2's MP3 encoder answers 0 (LAME's success) where Opus answers SF_TRUE: its error says.
+            sf_command(opened, Int32(SFC_SET_BITRATE_MODE), &mode, Int32(MemoryLayout<Int32>.size))
+            guard sf_error(opened) == Int32(SF_ERR_NO_ERROR) else {
+                sf_close(opened)
+                Glibc.close(descriptor)
+                throw statusError(kAudioFileUnsupportedDataFormatError,
+                    "cannot create \(fileURL.path): its encoder refuses bit rate strategy \(strategy); leave AVEncoderBitRateStrategyKey out")
+            }
+        }
         room = DiskRoom(descriptor: descriptor, closingReserve: DiskRoom.closingReserve(
             encoded: ![SF_FORMAT_PCM_S8, SF_FORMAT_PCM_U8, SF_FORMAT_PCM_16, SF_FORMAT_PCM_24, SF_FORMAT_PCM_32, SF_FORMAT_FLOAT,
                        SF_FORMAT_DOUBLE].map({ Int32($0) }).contains(subtype),

@@ -91,6 +91,14 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
     public func setMode(_ mode: Mode) throws { state.withLock { $0.mode = mode } }
     public func setActive(_ active: Bool, options: SetActiveOptions = []) throws { state.withLock { $0.active = active } }
 
+    /// The categories a session may be set to: all six of iOS's (each is kept and reported; none changes
+    /// routing here).
+    public var availableCategories: [Category] { [.ambient, .soloAmbient, .playback, .record, .playAndRecord, .multiRoute] }
+    /// The modes a session may be set to: all of iOS's.
+    public var availableModes: [Mode] {
+        [.default, .voiceChat, .gameChat, .videoRecording, .measurement, .moviePlayback, .videoChat, .spokenAudio, .voicePrompt]
+    }
+
     public var category: Category { state.withLock { $0.category } }
     public var mode: Mode { state.withLock { $0.mode } }
     public var categoryOptions: CategoryOptions { state.withLock { $0.options } }
@@ -131,6 +139,14 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
     public var outputNumberOfChannels: Int {
         let sinks = (try? Player.sinks()) ?? []
         return (sinks.first(where: \.isDefault) ?? sinks.first)?.channelCount ?? 2
+    }
+    /// The default sink's volume as its volume control shows it, 0 to 1 as iOS reports its slider (the
+    /// server's 50 % is 0.5; amplification above 100 % reads as 1; a muted sink as 0); 1 if the server cannot be reached. Read when asked (no key-value
+    /// observation here: poll it).
+    public var outputVolume: Float {
+        let sinks = (try? Player.sinks()) ?? []
+        guard let sink = sinks.first(where: \.isDefault) ?? sinks.first else { return 1 }
+        return sink.isMuted ? 0 : min(1, max(0, sink.volume))
     }
 }
 

@@ -10,6 +10,7 @@ import RecorderKit
 /// Creates a recording queue of linear PCM `inFormat` (16-, 24-, 32-bit signed or 32-bit float,
 /// interleaved, either byte order) from the server's default source. Nothing is captured before
 /// AudioQueueStart.
+@discardableResult
 public func AudioQueueNewInput(_ inFormat: UnsafePointer<AudioStreamBasicDescription>,
                                _ inCallbackProc: AudioQueueInputCallback,
                                _ inUserData: UnsafeMutableRawPointer?,
@@ -22,6 +23,7 @@ public func AudioQueueNewInput(_ inFormat: UnsafePointer<AudioStreamBasicDescrip
 
 /// Creates a playback queue of linear PCM `inFormat` to the server's default sink. Nothing plays before
 /// AudioQueueStart; samples wider than 16 bits are rounded to 16.
+@discardableResult
 public func AudioQueueNewOutput(_ inFormat: UnsafePointer<AudioStreamBasicDescription>,
                                 _ inCallbackProc: AudioQueueOutputCallback,
                                 _ inUserData: UnsafeMutableRawPointer?,

@@ -20,10 +20,15 @@ public struct DeviceInfo: Hashable, Sendable {
     public let isMonitor: Bool
     /// True for the server's default source (or sink).
     public let isDefault: Bool
+    /// The device's volume as its volume control shows it, the channels' average: 1 is the server's 100 %,
+    /// 0.5 its 50 % (a cubic scale: −18 dB), above 1 amplification.
+    public let volume: Float
+    /// Whether the server has muted the device.
+    public let isMuted: Bool
 
     /// An entry of a server's list, as libpulse gives it.
     init(index: UInt32, name: UnsafePointer<CChar>?, description: UnsafePointer<CChar>?, spec: pa_sample_spec,
-         isMonitor: Bool, defaultName: String?) {
+         volume: pa_cvolume, muted: Int32, isMonitor: Bool, defaultName: String?) {
         self.index = Int(index)
         self.name = name.map { String(cString: $0) } ?? ""
         self.description = description.map { String(cString: $0) } ?? ""
@@ -32,6 +37,9 @@ public struct DeviceInfo: Hashable, Sendable {
         channelCount = Int(spec.channels)
         self.isMonitor = isMonitor
         isDefault = self.name == defaultName
+        var volume = volume
+        self.volume = Float(pa_cvolume_avg(&volume)) / 65_536  // PA_VOLUME_NORM, a cast macro Swift does not import
+        isMuted = muted != 0
     }
 }
 

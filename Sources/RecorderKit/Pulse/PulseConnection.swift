@@ -253,7 +253,7 @@ final class PulseConnection: @unchecked Sendable {
         let start = { pa_context_get_sink_info_list($0, { Collector<pa_sink_info>.receive($1, $2, $3) }, $1) }
         return list(start) { (info: pa_sink_info) in
             SinkInfo(index: info.index, name: info.name, description: info.description, spec: info.sample_spec,
-                     isMonitor: false, defaultName: defaultName)
+                     volume: info.volume, muted: info.mute, isMonitor: false, defaultName: defaultName)
         }
     }
 
@@ -265,7 +265,7 @@ final class PulseConnection: @unchecked Sendable {
         let start = { pa_context_get_source_info_list($0, { Collector<pa_source_info>.receive($1, $2, $3) }, $1) }
         return list(start) { (info: pa_source_info) in
             SourceInfo(index: info.index, name: info.name, description: info.description, spec: info.sample_spec,
-                       isMonitor: info.monitor_of_sink != UInt32.max, defaultName: defaultName)
+                       volume: info.volume, muted: info.mute, isMonitor: info.monitor_of_sink != UInt32.max, defaultName: defaultName)
         }
     }
 
