@@ -275,6 +275,20 @@ let package = Package(
             path: "Examples/FormatQueries/Swift6",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // A game's 3D sound (AVAudioEnvironmentNode, a player placed around the listener), rendered offline,
+        // one file compiled in both language modes; the tests check each scene against Apple's documented models.
+        .executableTarget(
+            name: "spatial-audio-swift5",
+            dependencies: ["OpenAVFAudio"],
+            path: "Examples/SpatialAudio/Swift5",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .executableTarget(
+            name: "spatial-audio-swift6",
+            dependencies: ["OpenAVFAudio"],
+            path: "Examples/SpatialAudio/Swift6",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // The RemoteIO recorder and player as iOS programs write them (Audio Unit Services' C calls), one
         // file compiled in both language modes; the tests run both against a private server.
         .executableTarget(

@@ -132,10 +132,11 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
         settleFormat()
     }
 
-    /// Connects `node1`'s output bus 0 to `node2`'s next free input (a mixer) or input 0, in `format` (nil:
+    /// Connects `node1`'s output bus 0 to `node2`'s next free input (a mixer or an environment) or input 0, in `format` (nil:
     /// `node1`'s output format).
     public func connect(_ node1: AVAudioNode, to node2: AVAudioNode, format: AVAudioFormat?) {
-        let bus = node2 is AVAudioMixerNode ? graph.nextAvailableInputBus(of: node2.graphNode) : 0
+        let mixes = node2 is AVAudioMixerNode || node2 is AVAudioEnvironmentNode
+        let bus = mixes ? graph.nextAvailableInputBus(of: node2.graphNode) : 0
         connect(node1, to: node2, fromBus: 0, toBus: bus, format: format)
     }
 

@@ -7,12 +7,26 @@ import RecorderKit
 public typealias AVAudioNodeTapBlock = (AVAudioPCMBuffer, AVAudioTime) -> Void
 public typealias AVAudioNodeCompletionHandler = @Sendable () -> Void
 
-/// A node's volume and pan where it enters a mixer (AVAudioPlayerNode, effects, the mixer itself).
-public protocol AVAudioMixing: AnyObject {
-    /// Gain into the mixer, 0…1.
-    var volume: Float { get set }
+/// A node's balance where it enters a mixer.
+public protocol AVAudioStereoMixing: AnyObject {
     /// −1 (left) … 1 (right): a mono node's place between the mixer's two channels, a stereo node's balance.
     var pan: Float { get set }
+}
+
+/// A node's volume where it enters a mixer, its pan there, and its place where it enters an
+/// environment (AVAudio3DMixing): AVAudioPlayerNode, effects, the mixers.
+public protocol AVAudioMixing: AVAudioStereoMixing, AVAudio3DMixing {
+    /// Gain into the mixer, 0…1.
+    var volume: Float { get set }
+}
+
+extension AVAudioStereoMixing where Self: AVAudioNode {
+    /// The node's place (mono) or balance (stereo) in a mixer, −1…1 (clamped; NaN ignored): full level on
+    /// both sides at 0, the far side falling linearly to silence at ±1 (`GraphNode.pan`).
+    public var pan: Float {
+        get { graphNode.pan }
+        set { graphNode.pan = newValue }
+    }
 }
 
 extension AVAudioMixing where Self: AVAudioNode {
@@ -20,13 +34,6 @@ extension AVAudioMixing where Self: AVAudioNode {
     public var volume: Float {
         get { graphNode.volume }
         set { graphNode.volume = newValue }
-    }
-
-    /// The node's place (mono) or balance (stereo) in a mixer, −1…1 (clamped; NaN ignored): full level on
-    /// both sides at 0, the far side falling linearly to silence at ±1 (`GraphNode.pan`).
-    public var pan: Float {
-        get { graphNode.pan }
-        set { graphNode.pan = newValue }
     }
 }
 
@@ -41,6 +48,8 @@ open class AVAudioNode: NSObject, @unchecked Sendable {
         var outputFormat: AVAudioFormat?
     }
     let links = Locked(Links())
+    /// The AVAudio3DMixing choices kept here (the rest are the graph node's placement).
+    let mixing3D = Locked(Mixing3D())
 
     init(graphNode: GraphNode) {
         self.graphNode = graphNode

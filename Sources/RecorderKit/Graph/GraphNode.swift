@@ -16,6 +16,7 @@ public class GraphNode: @unchecked Sendable {
     let lock = PosixMutex()
     private var mixVolume: Float = 1
     private var mixPan: Float = 0
+    private var spatial = SpatialPlacement()
     var tap: Tap?
     /// The graph attached to (under `lock`).
     weak var graph: PlaybackGraph?
@@ -53,6 +54,24 @@ public class GraphNode: @unchecked Sendable {
     public var pan: Float {
         get { lock.withLock { mixPan } }
         set { if !newValue.isNaN { lock.withLock { mixPan = min(1, max(-1, newValue)) } } }
+    }
+
+    /// Where the node sits when it enters a `GraphEnvironment` (other mixers ignore it): its position,
+    /// how it is rendered, its reverb send and its obstruction and occlusion. Values outside their ranges
+    /// are clamped and NaNs ignored, field by field (see `SpatialPlacement`).
+    public var placement: SpatialPlacement {
+        get { lock.withLock { spatial } }
+        set { lock.withLock { spatial = spatial.merged(newValue) } }
+    }
+
+    /// Changes some of the placement's fields at once, under the node's lock (so two threads changing two
+    /// fields do not undo each other), with the clamping `placement`'s setter applies.
+    public func updatePlacement(_ change: (inout SpatialPlacement) -> Void) {
+        lock.withLock {
+            var changed = spatial
+            change(&changed)
+            spatial = spatial.merged(changed)
+        }
     }
 
     /// Volume and pan together, under one lock.
