@@ -289,6 +289,20 @@ let package = Package(
             path: "Examples/SpatialAudio/Swift6",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // A reading app's speech (AVSpeechSynthesizer over espeak-ng: written into buffers, then spoken with
+        // its delegate), one file compiled in both language modes; the tests check it against espeak-ng's own.
+        .executableTarget(
+            name: "speech-swift5",
+            dependencies: ["OpenAVFAudio"],
+            path: "Examples/Speech/Swift5",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .executableTarget(
+            name: "speech-swift6",
+            dependencies: ["OpenAVFAudio"],
+            path: "Examples/Speech/Swift6",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // The RemoteIO recorder and player as iOS programs write them (Audio Unit Services' C calls), one
         // file compiled in both language modes; the tests run both against a private server.
         .executableTarget(

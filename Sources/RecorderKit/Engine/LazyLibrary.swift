@@ -1,6 +1,6 @@
 // Shared libraries loaded the first time they are needed, not at start: TagLib (through this package's
-// small C++ library over it), SoundTouch, FluidSynth, and the pictures' cairo and KissFFT, which a plain
-// take never uses.
+// small C++ library over it), SoundTouch, FluidSynth, espeak-ng, and the pictures' cairo and KissFFT,
+// which a plain take never uses.
 import Glibc
 import Locking
 
