@@ -303,6 +303,34 @@ let package = Package(
             path: "Examples/Speech/Swift6",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // A streaming player's parser (Audio File Stream Services: a file fed in uneven pieces, its
+        // properties and packets), one file compiled in both language modes; the tests decode its packets.
+        .executableTarget(
+            name: "streaming-parser-swift5",
+            dependencies: ["OpenAudioToolbox"],
+            path: "Examples/StreamingParser/Swift5",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .executableTarget(
+            name: "streaming-parser-swift6",
+            dependencies: ["OpenAudioToolbox"],
+            path: "Examples/StreamingParser/Swift6",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // A music app's MIDI playback (AVMIDIPlayer: a MIDI file through a SoundFont), one file compiled in
+        // both language modes; the tests hear it on a private server.
+        .executableTarget(
+            name: "midi-playback-swift5",
+            dependencies: ["OpenAVFAudio"],
+            path: "Examples/MIDIPlayback/Swift5",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .executableTarget(
+            name: "midi-playback-swift6",
+            dependencies: ["OpenAVFAudio"],
+            path: "Examples/MIDIPlayback/Swift6",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // The RemoteIO recorder and player as iOS programs write them (Audio Unit Services' C calls), one
         // file compiled in both language modes; the tests run both against a private server.
         .executableTarget(

@@ -73,36 +73,9 @@ public final class GraphSampler: GraphNode, @unchecked Sendable {
     /// puts it in place of the one before.
     private func load(_ what: Loaded, rate: Int) throws(RecorderError) {
         let (path, program, bankMSB, bankLSB) = (what.path, what.program, what.bankMSB, what.bankLSB)
-        guard access(path, R_OK) == 0 else {
-            let reason = String(cString: strerror(errno))
-            throw RecorderError(.cannotReadFile, "cannot load the SoundFont '\(path)': \(reason); give the path of a readable .sf2 file "
-                                + "(Debian's fluid-soundfont-gm installs /usr/share/sounds/sf2/FluidR3_GM.sf2)")
-        }
-        // FluidSynth would wait forever on a FIFO's writer (and read a device or a socket as it comes):
-        // only a regular file is handed to it.
-        var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            throw RecorderError(.invalidFormat, "cannot load the SoundFont '\(path)': not a regular file (a folder, FIFO, socket "
-                                + "or device); give the path of a .sf2 file")
-        }
+        try FluidSynthLibrary.checkSoundFont(path)
         let library = try FluidSynthLibrary.loaded()
-        guard let settings = library.newSettings() else {
-            throw RecorderError(.invalidState, "FluidSynth could not make its settings (out of memory?); try again")
-        }
-        // FluidSynth takes 8 kHz … 96 kHz; the graph's rate outside that is refused here, not silently changed.
-        guard library.setNumber(settings, "synth.sample-rate", Double(rate)) == 0 else {
-            library.deleteSettings(settings)
-            throw RecorderError(.invalidFormat, "FluidSynth cannot play at \(rate) Hz (it plays at 8 000 to 96 000 Hz); "
-                                + "run the graph at a rate in that range")
-        }
-        _ = library.setInteger(settings, "synth.reverb.active", 0)
-        _ = library.setInteger(settings, "synth.chorus.active", 0)
-        _ = library.setInteger(settings, "synth.cpu-cores", 1)
-        _ = library.setInteger(settings, "synth.threadsafe-api", 1)
-        guard let synth = library.newSynth(settings) else {
-            library.deleteSettings(settings)
-            throw RecorderError(.invalidState, "FluidSynth could not make a synthesiser (out of memory?); try again")
-        }
+        let (settings, synth) = try library.makeSynth(rate: rate)
         func fail(_ code: RecorderError.Code, _ message: String) -> RecorderError {
             library.deleteSynth(synth)
             library.deleteSettings(settings)

@@ -1,6 +1,6 @@
 // Text to speech with espeak-ng: its voices, and a text spoken into 16-bit samples with where each word
 // begins, made whole before it is returned (espeak-ng synthesizes far faster than real time).
-import Foundation
+import Dispatch
 import Locking
 
 /// One of espeak-ng's voices.

@@ -1,0 +1,141 @@
+// A Standard MIDI File read for its timing: the division, the tempo map and each note's start, so that
+// ticks and seconds can be turned into each other (FluidSynth's player counts ticks; people count seconds).
+
+/// A Standard MIDI File (format 0, 1 or 2): its notes and tempo changes in time order.
+public struct MIDIFile: Sendable {
+    /// A note's start.
+    public struct Note: Sendable, Equatable {
+        /// Ticks from the start.
+        public let tick: Int
+        /// Seconds from the start, through the tempo map.
+        public let seconds: Double
+        /// Its MIDI channel, 0…15.
+        public let channel: Int
+        /// Its key, 0…127 (60: middle C).
+        public let key: Int
+        /// Its velocity, 1…127.
+        public let velocity: Int
+    }
+
+    /// Ticks per quarter note (or, for SMPTE time, ticks per second as a negative-free count).
+    public let division: Int
+    /// Whether `division` counts ticks per second (SMPTE) rather than per quarter note.
+    public let isSMPTE: Bool
+    /// The notes' starts, in time order.
+    public let notes: [Note]
+    /// The last event's tick.
+    public let lastTick: Int
+    /// Tempo changes: (tick, microseconds per quarter note), in order, the first at tick 0.
+    private let tempos: [(tick: Int, microseconds: Int)]
+
+    /// The file's length in seconds: to its last event.
+    public var duration: Double { seconds(atTick: lastTick) }
+
+    /// Reads `bytes` as a Standard MIDI File; nil when they are not one (no MThd, a track cut short).
+    public init?(_ bytes: [UInt8]) {
+        func word(_ at: Int) -> Int { Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]) }
+        guard bytes.count >= 14, bytes[0..<4].elementsEqual("MThd".utf8), word(4) >= 6 else { return nil }
+        let trackCount = Int(bytes[10]) << 8 | Int(bytes[11])
+        let rawDivision = Int(bytes[12]) << 8 | Int(bytes[13])
+        if rawDivision & 0x8000 != 0 {
+            // SMPTE: frames per second (negated) × ticks per frame.
+            let fps = 256 - (rawDivision >> 8)
+            division = max(1, (fps == 29 ? 30 : fps) * (rawDivision & 0xFF))
+            isSMPTE = true
+        } else {
+            division = max(1, rawDivision)
+            isSMPTE = false
+        }
+        var at = 8 + word(4)
+        var events: [(tick: Int, tempo: Int?, note: (channel: Int, key: Int, velocity: Int)?)] = []
+        var last = 0
+        for _ in 0..<trackCount {
+            guard at + 8 <= bytes.count, bytes[at..<(at + 4)].elementsEqual("MTrk".utf8) else { return nil }
+            let end = at + 8 + word(at + 4)
+            guard end <= bytes.count else { return nil }
+            at += 8
+            var tick = 0, running: UInt8 = 0
+            func variable() -> Int? {
+                var value = 0
+                for _ in 0..<4 {
+                    guard at < end else { return nil }
+                    let byte = bytes[at]
+                    at += 1
+                    value = value << 7 | Int(byte & 0x7F)
+                    if byte & 0x80 == 0 { return value }
+                }
+                return nil
+            }
+            while at < end {
+                guard let delta = variable() else { return nil }
+                tick += delta
+                guard at < end else { return nil }
+                var status = bytes[at]
+                if status & 0x80 != 0 { at += 1 } else { status = running }
+                switch status {
+                case 0xFF:
+                    guard at < end else { return nil }
+                    let type = bytes[at]
+                    at += 1
+                    guard let length = variable(), at + length <= end else { return nil }
+                    if type == 0x51, length == 3 { events.append((tick, Int(bytes[at]) << 16 | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]), nil)) }
+                    at += length
+                case 0xF0, 0xF7:
+                    guard let length = variable(), at + length <= end else { return nil }
+                    at += length
+                case 0x80...0xEF:
+                    running = status
+                    let size = (0xC0...0xDF).contains(status) ? 1 : 2
+                    guard at + size <= end else { return nil }
+                    if status & 0xF0 == 0x90, bytes[at + 1] > 0 {
+                        events.append((tick, nil, (Int(status & 0x0F), Int(bytes[at]), Int(bytes[at + 1]))))
+                    }
+                    at += size
+                default:
+                    return nil
+                }
+                last = max(last, tick)
+            }
+            at = end
+        }
+        lastTick = last
+        let changes = events.filter { $0.tempo != nil }.sorted { $0.tick < $1.tick }.map { ($0.tick, $0.tempo!) }
+        tempos = (changes.first?.0 == 0 ? [] : [(0, 500_000)]) + changes
+        let ordered = events.compactMap { event in event.note.map { (event.tick, $0) } }.sorted { $0.0 < $1.0 }
+        let (division, isSMPTE, tempos) = (self.division, self.isSMPTE, self.tempos)
+        notes = ordered.map { tick, note in
+            Note(tick: tick, seconds: Self.seconds(atTick: tick, tempos, division, isSMPTE), channel: note.channel, key: note.key,
+                 velocity: note.velocity)
+        }
+    }
+
+    /// Seconds from the start at `tick`, through the tempo map.
+    public func seconds(atTick tick: Int) -> Double { Self.seconds(atTick: tick, tempos, division, isSMPTE) }
+
+    private static func seconds(atTick tick: Int, _ tempos: [(tick: Int, microseconds: Int)], _ division: Int, _ isSMPTE: Bool) -> Double {
+        if isSMPTE { return Double(tick) / Double(division) }
+        var elapsed = 0.0
+        for (index, change) in tempos.enumerated() {
+            let next = index + 1 < tempos.count ? tempos[index + 1].tick : Int.max
+            let perTick = Double(change.microseconds) / 1e6 / Double(division)
+            if tick <= next { return elapsed + Double(tick - change.tick) * perTick }
+            elapsed += Double(next - change.tick) * perTick
+        }
+        return elapsed
+    }
+
+    /// The tick at `seconds` from the start (0 for a negative or NaN time; the last tick past the end).
+    public func tick(atSeconds seconds: Double) -> Int {
+        guard !seconds.isNaN, seconds > 0 else { return 0 }
+        if isSMPTE { return seconds >= Double(lastTick) / Double(division) ? lastTick : Int(seconds * Double(division)) }
+        var elapsed = 0.0
+        for (index, change) in tempos.enumerated() {
+            let next = index + 1 < tempos.count ? tempos[index + 1].tick : Int.max
+            let perTick = Double(change.microseconds) / 1e6 / Double(division)
+            let span = next == Int.max ? Double.infinity : Double(next - change.tick) * perTick
+            if seconds < elapsed + span { return min(lastTick, change.tick + Int(min(1e15, (seconds - elapsed) / perTick))) }
+            elapsed += span
+        }
+        return lastTick
+    }
+}
