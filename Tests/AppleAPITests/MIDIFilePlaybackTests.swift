@@ -10,7 +10,7 @@ import Testing
 import TestSupport
 
 @Suite(.timeLimit(.minutes(2)))
-struct MIDIPlayerTests {
+struct MIDIFilePlaybackTests {
     static let soundFont = "/usr/share/sounds/sf2/FluidR3_GM.sf2"
 
     /// A format-0 file at 120 beats a minute (480 ticks a beat: 960 a second) playing a drawbar organ
