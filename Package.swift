@@ -289,6 +289,20 @@ let package = Package(
             path: "Examples/SpatialAudio/Swift6",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // A player app's AUGraph (a file player into a multichannel mixer, a render callback beside it), played
+        // or rendered offline, one file compiled in both language modes; the tests check every rendered sample.
+        .executableTarget(
+            name: "graph-file-player-swift5",
+            dependencies: ["OpenAudioToolbox"],
+            path: "Examples/GraphFilePlayer/Swift5",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .executableTarget(
+            name: "graph-file-player-swift6",
+            dependencies: ["OpenAudioToolbox"],
+            path: "Examples/GraphFilePlayer/Swift6",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // A reading app's speech (AVSpeechSynthesizer over espeak-ng: written into buffers, then spoken with
         // its delegate), one file compiled in both language modes; the tests check it against espeak-ng's own.
         .executableTarget(

@@ -616,6 +616,21 @@ OAT_ENUM(AudioUnitPropertyID) {
     kAudioUnitProperty_ScheduledFileNumberBuffers    = 3314,
 };
 
+// AudioUnitProperties.h: what kAudioUnitProperty_ScheduledFileRegion takes (the file player's regions).
+struct ScheduledAudioFileRegion;
+typedef void (*ScheduledAudioFileRegionCompletionProc)(void *_Nullable userData, struct ScheduledAudioFileRegion *fileRegion,
+                                                       OSStatus result);
+struct ScheduledAudioFileRegion {
+    AudioTimeStamp mTimeStamp;
+    ScheduledAudioFileRegionCompletionProc _Nullable mCompletionProc;
+    void *_Nullable mCompletionProcUserData;
+    struct OpaqueAudioFileID *mAudioFile;
+    uint32_t mLoopCount;
+    int64_t mStartFrame;
+    uint32_t mFramesToPlay;
+};
+typedef struct ScheduledAudioFileRegion ScheduledAudioFileRegion;
+
 // AudioUnitProperties.h: CF_ENUM(AudioUnitPropertyID)  →  Swift: AudioUnitPropertyID (=UInt32)
 OAT_ENUM(AudioUnitPropertyID) {
     kMusicDeviceProperty_UsesInternalReverb = kAudioUnitProperty_UsesInternalReverb, // 0x3ED (1005), macOS only

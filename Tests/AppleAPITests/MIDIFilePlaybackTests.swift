@@ -90,6 +90,20 @@ struct MIDIFilePlaybackTests {
         let cut = Array(Self.midiFile([(0, 60), (1, 62)]).dropLast(5))
         #expect(MIDIFile(cut) == nil)
         #expect(throws: (any Error).self) { try AVMIDIPlayer(data: Data(cut), soundBankURL: URL(fileURLWithPath: Self.soundFont)) }
+        // A FIFO, a folder, a missing file: refused at once (a FIFO with no writer would block a plain read).
+        let directory = try temporaryDirectory()
+        let fifo = directory + "/song.mid"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for path in [fifo, directory, directory + "/none.mid"] {
+            #expect(throws: RecorderError.self) { _ = try MIDIFile.readBytes(path: path) }
+            let error = #expect(throws: (any Error).self) {
+                try AVMIDIPlayer(contentsOf: URL(fileURLWithPath: path), soundBankURL: URL(fileURLWithPath: Self.soundFont))
+            }
+            #expect(error?.localizedDescription.contains(path) == true, "\(String(describing: error))")
+        }
+        let song = directory + "/real.mid"
+        try Data(Self.midiFile([(0, 60)])).write(to: URL(fileURLWithPath: song))
+        #expect(try MIDIFile.readBytes(path: song) == Self.midiFile([(0, 60)]))
         // Playing, stopping, moving before a load: nothing, no crash.
         player.play()
         player.stop()

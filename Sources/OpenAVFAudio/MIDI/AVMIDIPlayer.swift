@@ -21,10 +21,16 @@ open class AVMIDIPlayer: NSObject, @unchecked Sendable {
     /// SoundFont, `apt-get install fluid-soundfont-gm`). Throws an NSError whose description says what
     /// could not be read and what to do (Apple's DLS banks are not read here: give an .sf2).
     public convenience init(contentsOf inURL: URL, soundBankURL bankURL: URL?) throws {
-        guard inURL.isFileURL, let data = FileManager.default.contents(atPath: inURL.path) else {
-            throw statusError(kAudioFileFileNotFoundError, "cannot read the MIDI file \(inURL.path): no such readable file; check the path")
+        guard inURL.isFileURL else {
+            throw statusError(kAudioFileFileNotFoundError, "cannot read the MIDI file \(inURL.absoluteString): not a file URL; give a file's URL")
         }
-        try self.init(data: data, soundBankURL: bankURL)
+        let bytes: [UInt8]
+        do throws(RecorderError) {
+            bytes = try MIDIFile.readBytes(path: inURL.path)
+        } catch {
+            throw statusError(error.code == .cannotReadFile ? kAudioFileFileNotFoundError : kAudioFileInvalidFileError, error.message)
+        }
+        try self.init(data: Data(bytes), soundBankURL: bankURL)
     }
 
     /// As `init(contentsOf:soundBankURL:)`, the MIDI file's bytes given.

@@ -1,7 +1,8 @@
 // Audio Component and Audio Unit Services with Apple's signatures, for the output units: finding a
 // component by its description, making and disposing of an instance, its properties (stream formats,
 // enabling I/O, the render and input callbacks, the slice size), initializing, starting and stopping,
-// and AudioUnitRender — over IOUnit. Any thread, a unit's own callbacks included.
+// and AudioUnitRender — over IOUnit; and the units of an AUGraph (GraphUnit), whose calls go to their
+// graph. Any thread, a unit's own callbacks included.
 import Foundation
 import Locking
 
@@ -29,6 +30,12 @@ enum Components {
 /// The live units by handle, so that a call with a disposed or foreign handle is refused with a status.
 enum UnitRegistry {
     private static let units = HandleRegistry<IOUnit>()
+    /// The units of AUGraphs (made and disposed of by their graph).
+    private static let graphUnits = HandleRegistry<GraphUnit>()
+
+    static func addGraphUnit(_ unit: GraphUnit) -> AudioUnit { graphUnits.add(unit) }
+    static func removeGraphUnit(_ handle: AudioUnit) -> GraphUnit? { graphUnits.remove(handle) }
+    static func graphUnit(_ handle: AudioUnit) -> GraphUnit? { graphUnits.find(handle) }
 
     static func add(_ unit: IOUnit) -> AudioUnit {
         let handle = units.add(unit)
@@ -97,7 +104,10 @@ public func AudioComponentInstanceNew(_ inComponent: AudioComponent, _ outInstan
 /// Stops and disposes of the unit (from any thread, its own callbacks included); its handle is invalid after.
 @discardableResult
 public func AudioComponentInstanceDispose(_ inInstance: AudioComponentInstance) -> OSStatus {
-    guard let unit = UnitRegistry.remove(inInstance) else { return kAudio_ParamError }
+    guard let unit = UnitRegistry.remove(inInstance) else {
+        // A graph's unit is disposed of with its graph (AUGraphRemoveNode, AUGraphClose, DisposeAUGraph).
+        return UnitRegistry.graphUnit(inInstance) == nil ? kAudio_ParamError : kAUGraphErr_CannotDoInCurrentContext
+    }
     unit.uninitialize()
     return noErr
 }
@@ -135,7 +145,13 @@ private func unitProperty(_ id: AudioUnitPropertyID, _ scope: AudioUnitScope, _ 
 @discardableResult
 public func AudioUnitGetPropertyInfo(_ inUnit: AudioUnit, _ inID: AudioUnitPropertyID, _ inScope: AudioUnitScope, _ inElement: AudioUnitElement,
                                      _ outDataSize: UnsafeMutablePointer<UInt32>?, _ outWritable: UnsafeMutablePointer<DarwinBoolean>?) -> OSStatus {
-    UnitRegistry.with(inUnit) { _ in
+    if let unit = UnitRegistry.graphUnit(inUnit) {
+        guard let (size, writable) = unit.propertyInfo(inID, inScope, inElement) else { return kAudioUnitErr_InvalidProperty }
+        outDataSize?.pointee = UInt32(size)
+        outWritable?.pointee = DarwinBoolean(writable)
+        return noErr
+    }
+    return UnitRegistry.with(inUnit) { _ in
         guard let (size, writable) = unitProperty(inID, inScope, inElement) else { return kAudioUnitErr_InvalidProperty }
         outDataSize?.pointee = UInt32(size)
         outWritable?.pointee = DarwinBoolean(writable)
@@ -149,7 +165,12 @@ public func AudioUnitGetPropertyInfo(_ inUnit: AudioUnit, _ inID: AudioUnitPrope
 @discardableResult
 public func AudioUnitGetProperty(_ inUnit: AudioUnit, _ inID: AudioUnitPropertyID, _ inScope: AudioUnitScope, _ inElement: AudioUnitElement,
                                  _ outData: UnsafeMutableRawPointer, _ ioDataSize: UnsafeMutablePointer<UInt32>) -> OSStatus {
-    UnitRegistry.with(inUnit) { unit in
+    if let unit = UnitRegistry.graphUnit(inUnit) {
+        guard let (size, _) = unit.propertyInfo(inID, inScope, inElement) else { return kAudioUnitErr_InvalidProperty }
+        guard Int(ioDataSize.pointee) >= size || inID == kAudioUnitProperty_ScheduledFileIDs else { return kAudioUnitErr_InvalidPropertyValue }
+        return unit.getProperty(inID, inScope, inElement, outData, &ioDataSize.pointee)
+    }
+    return UnitRegistry.with(inUnit) { unit in
         guard let (size, _) = unitProperty(inID, inScope, inElement) else { return kAudioUnitErr_InvalidProperty }
         guard Int(ioDataSize.pointee) >= size else { return kAudioUnitErr_InvalidPropertyValue }
         unit.lock.withLock {
@@ -186,7 +207,15 @@ public func AudioUnitGetProperty(_ inUnit: AudioUnit, _ inID: AudioUnitPropertyI
 @discardableResult
 public func AudioUnitSetProperty(_ inUnit: AudioUnit, _ inID: AudioUnitPropertyID, _ inScope: AudioUnitScope, _ inElement: AudioUnitElement,
                                  _ inData: UnsafeRawPointer?, _ inDataSize: UInt32) -> OSStatus {
-    UnitRegistry.with(inUnit) { unit in
+    if let unit = UnitRegistry.graphUnit(inUnit) {
+        guard let (size, writable) = unit.propertyInfo(inID, inScope, inElement) else { return kAudioUnitErr_InvalidProperty }
+        guard writable else { return kAudioUnitErr_PropertyNotWritable }
+        let minimum = inID == kAudioUnitProperty_ScheduledFileIDs ? 0 : size
+        guard Int(inDataSize) >= minimum else { return kAudioUnitErr_InvalidPropertyValue }
+        guard let inData else { return inID == kAudioUnitProperty_ScheduledFileIDs ? unit.clearFiles() : kAudioUnitErr_InvalidPropertyValue }
+        return unit.setProperty(inID, inScope, inElement, inData, inDataSize)
+    }
+    return UnitRegistry.with(inUnit) { unit in
         guard let (size, writable) = unitProperty(inID, inScope, inElement) else { return kAudioUnitErr_InvalidProperty }
         guard writable else { return kAudioUnitErr_PropertyNotWritable }
         guard let inData, Int(inDataSize) >= size else { return kAudioUnitErr_InvalidPropertyValue }
@@ -239,12 +268,17 @@ public func AudioUnitSetProperty(_ inUnit: AudioUnit, _ inID: AudioUnitPropertyI
 
 /// Checks the formats (and, for voice processing, that the server has an echo-cancelling source).
 @discardableResult
-public func AudioUnitInitialize(_ inUnit: AudioUnit) -> OSStatus { UnitRegistry.with(inUnit) { $0.initialize() } }
+public func AudioUnitInitialize(_ inUnit: AudioUnit) -> OSStatus {
+    // A graph's units are initialized with their graph (AUGraphInitialize).
+    if UnitRegistry.graphUnit(inUnit) != nil { return noErr }
+    return UnitRegistry.with(inUnit) { $0.initialize() }
+}
 
 /// Stops the unit and lets its formats be set again.
 @discardableResult
 public func AudioUnitUninitialize(_ inUnit: AudioUnit) -> OSStatus {
-    UnitRegistry.with(inUnit) { unit in
+    if UnitRegistry.graphUnit(inUnit) != nil { return noErr }
+    return UnitRegistry.with(inUnit) { unit in
         unit.uninitialize()
         return noErr
     }
@@ -255,12 +289,19 @@ public func AudioUnitUninitialize(_ inUnit: AudioUnit) -> OSStatus {
 /// echo-cancelling source). `kAudioUnitErr_Uninitialized` before AudioUnitInitialize; a stream the server
 /// refuses is `kAudioUnitErr_NoConnection` with a line in `OpenAudioToolboxLastErrorMessage()`.
 @discardableResult
-public func AudioOutputUnitStart(_ ci: AudioUnit) -> OSStatus { UnitRegistry.with(ci) { $0.start() } }
+public func AudioOutputUnitStart(_ ci: AudioUnit) -> OSStatus {
+    if let unit = UnitRegistry.graphUnit(ci) { return unit.owner?.start() ?? kAUGraphErr_InvalidAudioUnit }  // the graph's output
+    return UnitRegistry.with(ci) { $0.start() }
+}
 
 /// Stops playing and capturing (from any thread, the unit's own callbacks included).
 @discardableResult
 public func AudioOutputUnitStop(_ ci: AudioUnit) -> OSStatus {
-    UnitRegistry.with(ci) { unit in
+    if let unit = UnitRegistry.graphUnit(ci) {
+        unit.owner?.stop()
+        return noErr
+    }
+    return UnitRegistry.with(ci) { unit in
         unit.stop()
         return noErr
     }
@@ -273,7 +314,14 @@ public func AudioOutputUnitStop(_ ci: AudioUnit) -> OSStatus {
 public func AudioUnitRender(_ inUnit: AudioUnit, _ ioActionFlags: UnsafeMutablePointer<AudioUnitRenderActionFlags>?,
                             _ inTimeStamp: UnsafePointer<AudioTimeStamp>, _ inOutputBusNumber: UInt32, _ inNumberFrames: UInt32,
                             _ ioData: UnsafeMutablePointer<AudioBufferList>) -> OSStatus {
-    UnitRegistry.with(inUnit) { unit in
+    if let unit = UnitRegistry.graphUnit(inUnit) {
+        // A graph is pulled through its generic output, bus 0.
+        guard unit.kind == .genericOutput, inOutputBusNumber == 0, let owner = unit.owner else { return kAudioUnitErr_CannotDoInCurrentContext }
+        guard inNumberFrames <= unit.lock.withLock({ unit.maximumFrames }) else { return kAudioUnitErr_TooManyFramesToProcess }
+        var time = inTimeStamp.pointee
+        return owner.render(frames: Int(inNumberFrames), into: ioData, time: &time)
+    }
+    return UnitRegistry.with(inUnit) { unit in
         var flags = ioActionFlags?.pointee ?? []
         defer { ioActionFlags?.pointee = flags }
         switch inOutputBusNumber {
@@ -284,16 +332,35 @@ public func AudioUnitRender(_ inUnit: AudioUnit, _ ioActionFlags: UnsafeMutableP
     }
 }
 
-/// Audio Unit parameters: the output units have none (`kAudioUnitErr_InvalidParameter`).
+/// Audio Unit parameters: the multichannel mixer's (in a graph) input volume, enable and pan by bus and
+/// output volume, from the next render on (`inBufferOffsetInFrames` is not honoured within a slice); the
+/// output units and the file player have none (`kAudioUnitErr_InvalidParameter`).
 @discardableResult
 public func AudioUnitSetParameter(_ inUnit: AudioUnit, _ inID: AudioUnitParameterID, _ inScope: AudioUnitScope, _ inElement: AudioUnitElement,
                                   _ inValue: AudioUnitParameterValue, _ inBufferOffsetInFrames: UInt32) -> OSStatus {
-    UnitRegistry.with(inUnit) { _ in kAudioUnitErr_InvalidParameter }
+    if let unit = UnitRegistry.graphUnit(inUnit) { return unit.setParameter(inID, inScope, inElement, inValue) }
+    return UnitRegistry.with(inUnit) { _ in kAudioUnitErr_InvalidParameter }
 }
 
-/// Audio Unit parameters: the output units have none (`kAudioUnitErr_InvalidParameter`).
+/// A parameter's value, as `AudioUnitSetParameter` sets them.
 @discardableResult
 public func AudioUnitGetParameter(_ inUnit: AudioUnit, _ inID: AudioUnitParameterID, _ inScope: AudioUnitScope, _ inElement: AudioUnitElement,
                                   _ outValue: UnsafeMutablePointer<AudioUnitParameterValue>) -> OSStatus {
-    UnitRegistry.with(inUnit) { _ in kAudioUnitErr_InvalidParameter }
+    if let unit = UnitRegistry.graphUnit(inUnit) {
+        let (status, value) = unit.getParameter(inID, inScope, inElement)
+        if status == noErr { outValue.pointee = value }
+        return status
+    }
+    return UnitRegistry.with(inUnit) { _ in kAudioUnitErr_InvalidParameter }
+}
+
+/// Clears a unit's state: a graph's file player forgets its regions and stops (their completions run);
+/// the others have nothing to clear.
+@discardableResult
+public func AudioUnitReset(_ inUnit: AudioUnit, _ inScope: AudioUnitScope, _ inElement: AudioUnitElement) -> OSStatus {
+    if let unit = UnitRegistry.graphUnit(inUnit) {
+        unit.reset()
+        return noErr
+    }
+    return UnitRegistry.with(inUnit) { _ in noErr }
 }

@@ -38,7 +38,7 @@ public final class PlaybackGraph: @unchecked Sendable {
 
     /// Recursive: a render pass holds it while it calls a program's render block (a source node), which
     /// may call back into the graph (connect, a node's schedule); a plain mutex would deadlock there.
-    let lock = PosixMutex(recursive: true)
+    package let lock = PosixMutex(recursive: true)
     private var nodes: [ObjectIdentifier: GraphNode] = [:]
     private(set) var connections: [Connection] = []
     private var rate: Int

@@ -1,5 +1,8 @@
 // A Standard MIDI File read for its timing: the division, the tempo map and each note's start, so that
 // ticks and seconds can be turned into each other (FluidSynth's player counts ticks; people count seconds).
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A Standard MIDI File (format 0, 1 or 2): its notes and tempo changes in time order.
 public struct MIDIFile: Sendable {
@@ -137,5 +140,38 @@ public struct MIDIFile: Sendable {
             elapsed += span
         }
         return lastTick
+    }
+}
+
+extension MIDIFile {
+    /// The most bytes a MIDI file is read to (a Standard MIDI File of a whole opera is a few hundred KiB).
+    public static let maxFileBytes = 64 << 20
+
+    /// The bytes of the file at `path`, read only if it is a regular file (a FIFO or a device would block
+    /// or never end) of at most `maxFileBytes`. Any thread.
+    /// - Throws: `.cannotReadFile` when it cannot be read, `.invalidFormat` when it is not a regular file
+    ///   or is larger; the message names the path and what to do.
+    public static func readBytes(path: String) throws(RecorderError) -> [UInt8] {
+        guard let descriptor = openRegularFile(path) else {
+            let reason = access(path, R_OK) == 0 ? "not a regular file (a folder, FIFO, socket or device)" : String(cString: strerror(errno))
+            throw RecorderError(access(path, R_OK) == 0 ? .invalidFormat : .cannotReadFile,
+                                "cannot read the MIDI file '\(path)': \(reason); give the path of a readable .mid file")
+        }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else {
+                throw RecorderError(.cannotReadFile, "cannot read the MIDI file '\(path)': \(String(cString: strerror(errno))); check the file")
+            }
+            if count == 0 { return bytes }
+            guard bytes.count + count <= maxFileBytes else {
+                throw RecorderError(.invalidFormat, "cannot read the MIDI file '\(path)': over \(maxFileBytes >> 20) MiB, which no Standard "
+                                    + "MIDI File is; give a .mid file")
+            }
+            bytes += chunk[0..<count]
+        }
     }
 }
