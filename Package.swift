@@ -303,6 +303,20 @@ let package = Package(
             path: "Examples/GraphFilePlayer/Swift6",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // A music app's sequencer (MusicSequence written to and read from a MIDI file, played by MusicPlayer),
+        // one file compiled in both language modes; the tests read its file with mido and hear it played.
+        .executableTarget(
+            name: "music-sequence-swift5",
+            dependencies: ["OpenAudioToolbox"],
+            path: "Examples/MusicSequence/Swift5",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .executableTarget(
+            name: "music-sequence-swift6",
+            dependencies: ["OpenAudioToolbox"],
+            path: "Examples/MusicSequence/Swift6",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // A reading app's speech (AVSpeechSynthesizer over espeak-ng: written into buffers, then spoken with
         // its delegate), one file compiled in both language modes; the tests check it against espeak-ng's own.
         .executableTarget(

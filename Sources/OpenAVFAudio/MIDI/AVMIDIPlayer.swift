@@ -14,9 +14,6 @@ open class AVMIDIPlayer: NSObject, @unchecked Sendable {
     private let node: AVAudioNode
     private let filePlayer: GraphMIDIFilePlayer
 
-    /// Where a program's `soundBankURL: nil` looks: Debian's General MIDI SoundFont (fluid-soundfont-gm).
-    static let defaultSoundBanks = ["/usr/share/sounds/sf2/default-GM.sf2", "/usr/share/sounds/sf2/FluidR3_GM.sf2"]
-
     /// Reads the MIDI file at `inURL` and the SoundFont (.sf2) at `bankURL` (nil: Debian's General MIDI
     /// SoundFont, `apt-get install fluid-soundfont-gm`). Throws an NSError whose description says what
     /// could not be read and what to do (Apple's DLS banks are not read here: give an .sf2).
@@ -35,7 +32,7 @@ open class AVMIDIPlayer: NSObject, @unchecked Sendable {
 
     /// As `init(contentsOf:soundBankURL:)`, the MIDI file's bytes given.
     public init(data: Data, soundBankURL bankURL: URL?) throws {
-        let bank = bankURL?.path ?? Self.defaultSoundBanks.first { FileManager.default.isReadableFile(atPath: $0) }
+        let bank = bankURL?.path ?? GraphMIDIFilePlayer.defaultSoundFont
         guard let bank else {
             throw statusError(kAudioFileFileNotFoundError, "AVMIDIPlayer: no SoundFont given and none installed; "
                               + "apt-get install fluid-soundfont-gm, or give soundBankURL an .sf2 file")

@@ -1,6 +1,9 @@
 // The graph's MIDI file player (AVMIDIPlayer's): a Standard MIDI File played through a whole SoundFont by
 // FluidSynth's sequencer, its events placed by the samples rendered (each note starts on its frame).
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import Locking
 
 /// Plays a MIDI file through a SoundFont: a source node whose FluidSynth synthesiser and MIDI player
@@ -36,6 +39,12 @@ public final class GraphMIDIFilePlayer: GraphNode, @unchecked Sendable {
 
     /// A player with nothing loaded.
     public override init() { super.init() }
+
+    /// Debian's General MIDI SoundFont (`apt-get install fluid-soundfont-gm`), if one is installed and
+    /// readable. Any thread.
+    public static var defaultSoundFont: String? {
+        ["/usr/share/sounds/sf2/default-GM.sf2", "/usr/share/sounds/sf2/FluidR3_GM.sf2"].first { access($0, R_OK) == 0 }
+    }
 
     deinit { release() }
 

@@ -34,10 +34,32 @@ public struct MIDIFile: Sendable {
     /// The file's length in seconds: to its last event.
     public var duration: Double { seconds(atTick: lastTick) }
 
+    /// One event of a track: its tick and its message — a channel message with its status (running
+    /// status expanded), a meta event as 0xFF, its type and its data, a system exclusive as 0xF0 (or 0xF7)
+    /// and its data.
+    public struct Event: Sendable, Equatable {
+        /// Ticks from the start.
+        public let tick: Int
+        /// The message's bytes, as above.
+        public let message: [UInt8]
+
+        /// An event at `tick` of `message`.
+        public init(tick: Int, message: [UInt8]) {
+            self.tick = tick
+            self.message = message
+        }
+    }
+
+    /// The file's format: 0 (one track), 1 (tracks played together) or 2 (independent patterns).
+    public let format: Int
+    /// Each track's events in the file's order (their ticks rising).
+    public let tracks: [[Event]]
+
     /// Reads `bytes` as a Standard MIDI File; nil when they are not one (no MThd, a track cut short).
     public init?(_ bytes: [UInt8]) {
         func word(_ at: Int) -> Int { Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]) }
         guard bytes.count >= 14, bytes[0..<4].elementsEqual("MThd".utf8), word(4) >= 6 else { return nil }
+        format = Int(bytes[8]) << 8 | Int(bytes[9])
         let trackCount = Int(bytes[10]) << 8 | Int(bytes[11])
         let rawDivision = Int(bytes[12]) << 8 | Int(bytes[13])
         if rawDivision & 0x8000 != 0 {
@@ -50,14 +72,14 @@ public struct MIDIFile: Sendable {
             isSMPTE = false
         }
         var at = 8 + word(4)
-        var events: [(tick: Int, tempo: Int?, note: (channel: Int, key: Int, velocity: Int)?)] = []
-        var last = 0
+        var tracks: [[Event]] = []
         for _ in 0..<trackCount {
             guard at + 8 <= bytes.count, bytes[at..<(at + 4)].elementsEqual("MTrk".utf8) else { return nil }
             let end = at + 8 + word(at + 4)
             guard end <= bytes.count else { return nil }
             at += 8
             var tick = 0, running: UInt8 = 0
+            var events: [Event] = []
             func variable() -> Int? {
                 var value = 0
                 for _ in 0..<4 {
@@ -81,35 +103,72 @@ public struct MIDIFile: Sendable {
                     let type = bytes[at]
                     at += 1
                     guard let length = variable(), at + length <= end else { return nil }
-                    if type == 0x51, length == 3 { events.append((tick, Int(bytes[at]) << 16 | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]), nil)) }
+                    events.append(Event(tick: tick, message: [0xFF, type] + bytes[at..<(at + length)]))
                     at += length
                 case 0xF0, 0xF7:
                     guard let length = variable(), at + length <= end else { return nil }
+                    events.append(Event(tick: tick, message: [status] + bytes[at..<(at + length)]))
                     at += length
                 case 0x80...0xEF:
                     running = status
                     let size = (0xC0...0xDF).contains(status) ? 1 : 2
                     guard at + size <= end else { return nil }
-                    if status & 0xF0 == 0x90, bytes[at + 1] > 0 {
-                        events.append((tick, nil, (Int(status & 0x0F), Int(bytes[at]), Int(bytes[at + 1]))))
-                    }
+                    events.append(Event(tick: tick, message: [status] + bytes[at..<(at + size)]))
                     at += size
                 default:
                     return nil
                 }
-                last = max(last, tick)
             }
+            tracks.append(events)
             at = end
         }
-        lastTick = last
-        let changes = events.filter { $0.tempo != nil }.sorted { $0.tick < $1.tick }.map { ($0.tick, $0.tempo!) }
+        self.tracks = tracks
+        let all = tracks.joined()
+        lastTick = all.map(\.tick).max() ?? 0
+        let changes = all.filter { $0.message.count == 5 && $0.message[0] == 0xFF && $0.message[1] == 0x51 }.sorted { $0.tick < $1.tick }
+            .map { ($0.tick, Int($0.message[2]) << 16 | Int($0.message[3]) << 8 | Int($0.message[4])) }
         tempos = (changes.first?.0 == 0 ? [] : [(0, 500_000)]) + changes
-        let ordered = events.compactMap { event in event.note.map { (event.tick, $0) } }.sorted { $0.0 < $1.0 }
+        let ordered = all.filter { $0.message[0] & 0xF0 == 0x90 && $0.message[2] > 0 }.sorted { $0.tick < $1.tick }
         let (division, isSMPTE, tempos) = (self.division, self.isSMPTE, self.tempos)
-        notes = ordered.map { tick, note in
-            Note(tick: tick, seconds: Self.seconds(atTick: tick, tempos, division, isSMPTE), channel: note.channel, key: note.key,
-                 velocity: note.velocity)
+        notes = ordered.map { event in
+            Note(tick: event.tick, seconds: Self.seconds(atTick: event.tick, tempos, division, isSMPTE), channel: Int(event.message[0] & 0x0F),
+                 key: Int(event.message[1]), velocity: Int(event.message[2]))
         }
+    }
+
+    /// A format 1 Standard MIDI File of `tracks` (each ordered by tick; an end-of-track event is added to
+    /// each) at `division` ticks per quarter note (clamped to 1…32 767).
+    public static func bytes(tracks: [[Event]], division: Int) -> [UInt8] {
+        func word(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        func variable(_ value: Int) -> [UInt8] {
+            var value = min(max(0, value), 0x0FFF_FFFF)
+            var out = [UInt8(value & 0x7F)]
+            value >>= 7
+            while value > 0 {
+                out.insert(UInt8(value & 0x7F) | 0x80, at: 0)
+                value >>= 7
+            }
+            return out
+        }
+        var file = Array("MThd".utf8) + word(6, 4) + word(1, 2) + word(tracks.count, 2) + word(min(32_767, max(1, division)), 2)
+        for track in tracks {
+            var body: [UInt8] = []
+            var tick = 0
+            // The end of track is written once, at the end; a meta event without its type is no event.
+            for event in track.sorted(by: { $0.tick < $1.tick }) where !event.message.isEmpty
+                && !(event.message[0] == 0xFF && (event.message.count < 2 || event.message[1] == 0x2F)) {
+                body += variable(event.tick - tick)
+                tick = max(tick, event.tick)
+                switch event.message[0] {
+                case 0xFF: body += event.message[0..<2] + variable(event.message.count - 2) + event.message[2...]
+                case 0xF0, 0xF7: body += [event.message[0]] + variable(event.message.count - 1) + event.message[1...]
+                default: body += event.message
+                }
+            }
+            body += [0x00, 0xFF, 0x2F, 0x00]
+            file += Array("MTrk".utf8) + word(body.count, 4) + body
+        }
+        return file
     }
 
     /// Seconds from the start at `tick`, through the tempo map.
