@@ -257,9 +257,11 @@ public final class GraphEnvironment: GraphNode, @unchecked Sendable {
         let direct = volume * distance * Self.decibels(placement.obstruction + placement.occlusion)
         let sent = settings.reverbEnabled ? volume * distance * Self.decibels(placement.occlusion) * placement.reverbBlend : 0
         let share = 1 / Float(channels)
+        // The channels' samples, looked up once (at most 16: a source's channel count is capped there).
+        let inputs = (0..<min(channels, 16)).map { audio.channel($0) }
         for frame in 0..<frames {
             var mono: Float = 0
-            for channel in 0..<channels { mono += Self.finite(audio.channel(channel)[frame]) }
+            for input in inputs { mono += Self.finite(input[frame]) }
             mono *= share
             output.left[frame] += mono * direct * toLeft
             output.right[frame] += mono * direct * toRight
