@@ -91,11 +91,13 @@ struct MusicSequenceProgramTests {
         return (sequence!, track!)
     }
 
-    static func times(_ track: MusicTrack) -> [Double] {
+    /// Every event of `track` as the iterator gives it: time, type, data and its size (the data valid
+    /// while the track's events are unchanged).
+    static func events(_ track: MusicTrack) -> [(time: Double, type: MusicEventType, data: UnsafeRawPointer, size: Int)] {
         var iterator: MusicEventIterator?
         NewMusicEventIterator(track, &iterator)
         defer { DisposeMusicEventIterator(iterator!) }
-        var times: [Double] = []
+        var events: [(time: Double, type: MusicEventType, data: UnsafeRawPointer, size: Int)] = []
         var has: DarwinBoolean = false
         MusicEventIteratorHasCurrentEvent(iterator!, &has)
         while has.boolValue {
@@ -104,12 +106,14 @@ struct MusicSequenceProgramTests {
             var data: UnsafeRawPointer?
             var size: UInt32 = 0
             MusicEventIteratorGetEventInfo(iterator!, &time, &type, &data, &size)
-            times.append(time)
+            events.append((time, type, data!, Int(size)))
             MusicEventIteratorNextEvent(iterator!)
             MusicEventIteratorHasCurrentEvent(iterator!, &has)
         }
-        return times
+        return events
     }
+
+    static func times(_ track: MusicTrack) -> [Double] { events(track).map(\.time) }
 
     @Test func eventsKeepTimeOrderAndTheIteratorMovesChangesAndDeletesThem() throws {
         let (sequence, track) = Self.sequence([(2, 62, 1), (0, 60, 0.5), (1, 61, 0.5), (1, 65, 3)])
@@ -193,30 +197,18 @@ struct MusicSequenceProgramTests {
         #expect(MusicSequenceFileLoadData(copy!, bytes as CFData, .anyType, MusicSequenceLoadFlags()) == noErr)
         var copied: MusicTrack?
         #expect(MusicSequenceGetIndTrack(copy!, 0, &copied) == noErr)
-        var kinds: [String] = []
-        var iterator: MusicEventIterator?
-        NewMusicEventIterator(copied!, &iterator)
-        defer { DisposeMusicEventIterator(iterator!) }
-        var has: DarwinBoolean = false
-        MusicEventIteratorHasCurrentEvent(iterator!, &has)
-        while has.boolValue {
-            var time: MusicTimeStamp = 0
-            var type: MusicEventType = 0
-            var payload: UnsafeRawPointer?
-            var size: UInt32 = 0
-            MusicEventIteratorGetEventInfo(iterator!, &time, &type, &payload, &size)
-            switch type {
+        let kinds = Self.events(copied!).map { event -> String in
+            let (time, payload, size) = (event.time, event.data, event.size)
+            switch event.type {
             case kMusicEventType_Meta:
-                kinds.append("\(time) meta \(payload!.load(as: UInt8.self)) \(String(decoding: UnsafeRawBufferPointer(start: payload! + 8, count: Int(size) - 8), as: UTF8.self))")
-            case kMusicEventType_MIDIRawData: kinds.append("\(time) raw \(Array(UnsafeRawBufferPointer(start: payload! + 4, count: Int(size) - 4)))")
+                return "\(time) meta \(payload.load(as: UInt8.self)) \(String(decoding: UnsafeRawBufferPointer(start: payload + 8, count: size - 8), as: UTF8.self))"
+            case kMusicEventType_MIDIRawData: return "\(time) raw \(Array(UnsafeRawBufferPointer(start: payload + 4, count: size - 4)))"
             case kMusicEventType_MIDIChannelMessage:
-                let message = payload!.load(as: MIDIChannelMessage.self)
-                kinds.append("\(time) channel \(message.status) \(message.data2)")
-            case kMusicEventType_MIDINoteMessage: kinds.append("\(time) note \(payload!.load(as: MIDINoteMessage.self).duration)")
-            default: kinds.append("\(time) \(type)")
+                let message = payload.load(as: MIDIChannelMessage.self)
+                return "\(time) channel \(message.status) \(message.data2)"
+            case kMusicEventType_MIDINoteMessage: return "\(time) note \(payload.load(as: MIDINoteMessage.self).duration)"
+            default: return "\(time) \(event.type)"
             }
-            MusicEventIteratorNextEvent(iterator!)
-            MusicEventIteratorHasCurrentEvent(iterator!, &has)
         }
         #expect(kinds == ["0.0 note 1.0", "0.0 meta 3 lead", "0.5 raw \(sysex)", "0.75 channel 224 96"], "\(kinds)")
         // The copy's tempo map is the original's.

@@ -11,10 +11,7 @@ enum GraphRegistry {
     static func remove(_ handle: AUGraph) -> AUGraphObject? { graphs.remove(handle) }
 
     /// Runs `body` with the graph of `handle`; kAudio_ParamError for a handle that is none.
-    static func with(_ handle: AUGraph, _ body: (AUGraphObject) -> OSStatus) -> OSStatus {
-        guard let graph = graphs.find(handle) else { return kAudio_ParamError }
-        return body(graph)
-    }
+    static func with(_ handle: AUGraph, _ body: (AUGraphObject) -> OSStatus) -> OSStatus { graphs.with(handle, body) }
 }
 
 /// A new, empty graph.

@@ -168,17 +168,8 @@ final class GraphUnit: @unchecked Sendable {
             case kAudioUnitProperty_StreamFormat, kAudioUnitProperty_SampleRate:
                 guard !isInitialized else { return kAudioUnitErr_Initialized }
                 let key = FormatKey(scope: scope, element: element)
-                var format = formats[key] ?? Self.canonical(rate: Double(owner?.graph.sampleRate ?? 44_100))
-                if id == kAudioUnitProperty_SampleRate {
-                    format.mSampleRate = data.load(as: Double.self)
-                } else {
-                    format = data.load(as: AudioStreamBasicDescription.self)
-                }
-                guard SampleCodec.accepts(format) else {
-                    QueueRegistry.noteFailure("cannot take the stream format (\(format.mSampleRate) Hz, \(format.mChannelsPerFrame) channels, "
-                        + "\(format.mBitsPerChannel) bits) on a graph's unit: give packed linear PCM of 1 to 32 channels at a whole rate of 1 to 384000 Hz")
-                    return kAudioUnitErr_FormatNotSupported
-                }
+                let current = formats[key] ?? Self.canonical(rate: Double(owner?.graph.sampleRate ?? 44_100))
+                guard let format = changedFormat(current, id, data) else { return kAudioUnitErr_FormatNotSupported }
                 formats[key] = format
             case kAudioUnitProperty_ElementCount:
                 guard kind == .mixer, scope == kAudioUnitScope_Input else { return kAudioUnitErr_PropertyNotWritable }

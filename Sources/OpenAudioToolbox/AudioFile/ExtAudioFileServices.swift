@@ -86,8 +86,7 @@ enum ExtFileRegistry {
 
     /// Runs `body` with the file of `handle` under its lock; kAudio_ParamError for a handle that is none.
     static func with(_ handle: ExtAudioFileRef, _ body: (ExtAudioFileObject) -> OSStatus) -> OSStatus {
-        guard let file = files.find(handle) else { return kAudio_ParamError }
-        return file.lock.withLock { body(file) }
+        files.with(handle) { file in file.lock.withLock { body(file) } }
     }
 }
 

@@ -48,10 +48,7 @@ enum UnitRegistry {
 
     /// Runs `body` with the unit of `handle` (its lock is taken by the unit's own calls); kAudio_ParamError
     /// for a handle that is none.
-    static func with(_ handle: AudioUnit, _ body: (IOUnit) -> OSStatus) -> OSStatus {
-        guard let unit = find(handle) else { return kAudio_ParamError }
-        return body(unit)
-    }
+    static func with(_ handle: AudioUnit, _ body: (IOUnit) -> OSStatus) -> OSStatus { units.with(handle, body) }
 }
 
 // MARK: Components
@@ -225,15 +222,7 @@ public func AudioUnitSetProperty(_ inUnit: AudioUnit, _ inID: AudioUnitPropertyI
                 let clientSide = (inScope == kAudioUnitScope_Input && inElement == 0) || (inScope == kAudioUnitScope_Output && inElement == 1)
                 guard clientSide else { return kAudioUnitErr_PropertyNotWritable }  // the devices' side is the server's
                 guard !unit.initialized else { return kAudioUnitErr_Initialized }
-                var format = inElement == 0 ? unit.outputFormat : unit.inputFormat
-                if inID == kAudioUnitProperty_SampleRate {
-                    format.mSampleRate = inData.load(as: Double.self)
-                } else {
-                    format = inData.load(as: AudioStreamBasicDescription.self)
-                }
-                guard SampleCodec.accepts(format) else {
-                    QueueRegistry.noteFailure("cannot take the stream format (\(format.mSampleRate) Hz, \(format.mChannelsPerFrame) channels, "
-                        + "\(format.mBitsPerChannel) bits): give packed linear PCM of 1 to 32 channels at a whole rate of 1 to 384000 Hz")
+                guard let format = changedFormat(inElement == 0 ? unit.outputFormat : unit.inputFormat, inID, inData) else {
                     return kAudioUnitErr_FormatNotSupported
                 }
                 if inElement == 0 { unit.outputFormat = format } else { unit.inputFormat = format }
@@ -262,6 +251,23 @@ public func AudioUnitSetProperty(_ inUnit: AudioUnit, _ inID: AudioUnitPropertyI
             return noErr
         }
     }
+}
+
+/// `current` with a StreamFormat or SampleRate property's new value; nil (and a line in
+/// `OpenAudioToolboxLastErrorMessage()`) for a format the units do not take.
+func changedFormat(_ current: AudioStreamBasicDescription, _ id: AudioUnitPropertyID, _ data: UnsafeRawPointer) -> AudioStreamBasicDescription? {
+    var format = current
+    if id == kAudioUnitProperty_SampleRate {
+        format.mSampleRate = data.load(as: Double.self)
+    } else {
+        format = data.load(as: AudioStreamBasicDescription.self)
+    }
+    guard SampleCodec.accepts(format) else {
+        QueueRegistry.noteFailure("cannot take the stream format (\(format.mSampleRate) Hz, \(format.mChannelsPerFrame) channels, "
+            + "\(format.mBitsPerChannel) bits): give packed linear PCM of 1 to 32 channels at a whole rate of 1 to 384000 Hz")
+        return nil
+    }
+    return format
 }
 
 // MARK: Running

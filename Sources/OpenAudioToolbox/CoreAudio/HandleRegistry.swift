@@ -21,6 +21,12 @@ final class HandleRegistry<Object: AnyObject>: @unchecked Sendable {
         return objects.withLock { $0[UInt(bitPattern: handle)] }
     }
 
+    /// Runs `body` with the object of `handle`; `kAudio_ParamError` for a handle that is none.
+    func with(_ handle: OpaquePointer?, _ body: (Object) -> OSStatus) -> OSStatus {
+        guard let object = find(handle) else { return kAudio_ParamError }
+        return body(object)
+    }
+
     /// Unregisters and returns the object of `handle`, if it was live.
     func remove(_ handle: OpaquePointer) -> Object? {
         objects.withLock { $0.removeValue(forKey: UInt(bitPattern: handle)) }

@@ -147,10 +147,7 @@ final class MusicPlayerObject: @unchecked Sendable {
 
 enum MusicPlayerRegistry {
     static let players = HandleRegistry<MusicPlayerObject>()
-    static func with(_ handle: MusicPlayer, _ body: (MusicPlayerObject) -> OSStatus) -> OSStatus {
-        guard let player = players.find(handle) else { return kAudio_ParamError }
-        return body(player)
-    }
+    static func with(_ handle: MusicPlayer, _ body: (MusicPlayerObject) -> OSStatus) -> OSStatus { players.with(handle, body) }
 }
 
 /// A new player with no sequence.

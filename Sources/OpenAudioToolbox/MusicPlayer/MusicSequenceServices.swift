@@ -10,8 +10,7 @@ public typealias CFData = NSData
 enum SequenceRegistry {
     static let sequences = HandleRegistry<MusicSequenceObject>()
     static func with(_ handle: MusicSequence, _ body: (MusicSequenceObject) -> OSStatus) -> OSStatus {
-        guard let sequence = sequences.find(handle) else { return kAudio_ParamError }
-        return sequence.lock.withLock { body(sequence) }
+        sequences.with(handle) { sequence in sequence.lock.withLock { body(sequence) } }
     }
 }
 
