@@ -80,6 +80,23 @@ struct AUGraphProgramTests {
         }
     }
 
+    /// A region whose completion procedure stops the graph, its player taken out of the graph while it
+    /// plays: the region will never finish, so its completion is called there and then; it stops the graph
+    /// from inside AUGraphRemoveNode, and nothing hangs.
+    @Test(arguments: ["graph-file-player-swift5", "graph-file-player-swift6"])
+    func removingAPlayingFilePlayerWhoseCompletionStopsTheGraphReturns(_ product: String) async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let sound = directory + "/tone.wav"
+            _ = try Self.writeTone(sound, frames: 441_000)
+            let program = try builtProduct(product)
+            let environment = server.clientEnvironment
+            let result = try await offThread { try runProcess(program, ["remove", sound], environment: environment) }
+            #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+            #expect(result.stdout.contains("player removed, its completion called: true, running: false"), "\(result.stdout)")
+        }
+    }
+
     // MARK: The calls
 
     /// A graph of a generic output, a mixer and a file player, open, the player on mixer bus 0.
@@ -232,6 +249,15 @@ struct AUGraphProgramTests {
         #expect(first.left.allSatisfy { $0 == 0.25 } && first.right.allSatisfy { $0 == 0.25 })
         #expect(second.left.allSatisfy { $0 == 0.5 } && second.right.allSatisfy { $0 == 0.5 })
         #expect(context.calls == 2)
+        // A list without buffers gets the unit's own, as Apple's does.
+        let list = AudioBufferList.allocate(maximumBuffers: 2)
+        defer { free(list.unsafeMutablePointer) }
+        var flags = AudioUnitRenderActionFlags()
+        var time = AudioTimeStamp()
+        #expect(AudioUnitRender(graph.outputUnit!, &flags, &time, 0, 256, list.unsafeMutablePointer) == noErr)
+        #expect(list[0].mData != nil && list[0].mDataByteSize == 1_024)
+        let lent = UnsafeBufferPointer(start: list[1].mData!.assumingMemoryBound(to: Float.self), count: 256)
+        #expect(lent.allSatisfy { $0 == 0.5 })
     }
 
     @Test func whatAGraphCannotDoIsAStatusAndALine() throws {
@@ -260,6 +286,8 @@ struct AUGraphProgramTests {
         #expect(AUGraphAddNode(graph!, &mixer, &mixerNode) == noErr)
         #expect(AUGraphConnectNodeInput(graph!, outputNode, 1, mixerNode, 0) == kAUGraphErr_InvalidConnection)
         #expect(AUGraphConnectNodeInput(graph!, mixerNode, 0, mixerNode, 8) == kAUGraphErr_InvalidConnection)  // buses 0…7
+        #expect(AUGraphConnectNodeInput(graph!, mixerNode, 0, mixerNode, 1) == kAUGraphErr_InvalidConnection)  // a loop
+        #expect(OpenAudioToolboxLastErrorMessage()?.contains("loop") == true)
         #expect(AUGraphOpen(graph!) == noErr)
         var mixerUnit: AudioUnit?
         #expect(AUGraphNodeInfo(graph!, mixerNode, nil, &mixerUnit) == noErr && mixerUnit != nil)
@@ -292,6 +320,7 @@ struct AUGraphProgramTests {
         var time = AudioTimeStamp()
         #expect(AudioUnitRender(outputUnit!, nil, &time, 0, 512, list.unsafeMutablePointer) != noErr)
         #expect(AudioComponentInstanceDispose(mixerUnit!) == kAUGraphErr_CannotDoInCurrentContext)
+        #expect(AudioOutputUnitStart(mixerUnit!) == kAudio_ParamError)  // a mixer is no output unit
         // Removing a node takes its connections; after disposal every handle is refused.
         #expect(AUGraphRemoveNode(graph!, mixerNode) == noErr)
         var interactions: UInt32 = 9

@@ -5,6 +5,7 @@
 // the player's time runs past its end. Then the calls one by one: iterators, properties, refusals.
 import Foundation
 import OpenAudioToolbox
+import RecorderKit
 import Testing
 import TestSupport
 
@@ -69,7 +70,8 @@ struct MusicSequenceProgramTests {
             let result = try await offThread { try runProcess(program, ["play", song], environment: environment) }
             #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
             #expect(result.stdout.split(separator: "\n").map(String.init) == [
-                "playing: true", "time passed the end: true, never went back: true", "playing after stop: false", "moved to beat 2.000", "done",
+                "playing: true", "time passed the end: true, never went back: true", "played again from the start: true",
+                "playing after stop: false", "moved to beat 2.000", "done",
             ], "\(result.stdout)")
             let heard = try monitor.samples()
             #expect((heard.map { abs(Int($0)) }.max() ?? 0) > 1_000, "nothing heard")
@@ -215,6 +217,30 @@ struct MusicSequenceProgramTests {
         #expect(MusicSequenceGetSecondsForBeats(copy!, 6, &seconds) == noErr && abs(seconds - 3) < 1e-6)
     }
 
+    /// A format 1 file whose first track has notes as well as the tempo: the tempo goes to the tempo
+    /// track, the notes make a track of their own (none is lost).
+    @Test func aFormatOneFileWithNotesInItsFirstTrackKeepsThem() throws {
+        let file = MIDIFile.bytes(tracks: [
+            [MIDIFile.Event(tick: 0, message: [0xFF, 0x51, 0x07, 0xA1, 0x20]), MIDIFile.Event(tick: 0, message: [0x90, 60, 100]),
+             MIDIFile.Event(tick: 96, message: [0x80, 60, 0])],
+            [MIDIFile.Event(tick: 96, message: [0x91, 64, 90]), MIDIFile.Event(tick: 192, message: [0x81, 64, 0])],
+        ], division: 96)
+        var sequence: MusicSequence?
+        NewMusicSequence(&sequence)
+        defer { DisposeMusicSequence(sequence!) }
+        #expect(MusicSequenceFileLoadData(sequence!, Data(file) as CFData, .midiType, MusicSequenceLoadFlags()) == noErr)
+        var count: UInt32 = 0
+        #expect(MusicSequenceGetTrackCount(sequence!, &count) == noErr && count == 2)
+        var first: MusicTrack?, second: MusicTrack?, tempo: MusicTrack?
+        MusicSequenceGetIndTrack(sequence!, 0, &first)
+        MusicSequenceGetIndTrack(sequence!, 1, &second)
+        MusicSequenceGetTempoTrack(sequence!, &tempo)
+        let notes = [first!, second!].map { Self.events($0).map { "\($0.time) \($0.data.load(as: MIDINoteMessage.self).note)" } }
+        #expect(notes == [["0.0 60"], ["1.0 64"]])
+        // 500 000 µs a beat: 120 beats a minute.
+        #expect(Self.events(tempo!).map { $0.data.load(as: ExtendedTempoEvent.self).bpm } == [120])
+    }
+
     @Test func whatASequenceCannotDoHereIsAStatusAndALine() throws {
         let (sequence, track) = Self.sequence([(0, 60, 1)])
         var graph: AUGraph?
@@ -227,6 +253,18 @@ struct MusicSequenceProgramTests {
         var loop = MusicTrackLoopInfo(loopDuration: 4, numberOfLoops: 0)
         #expect(MusicTrackSetProperty(track, kSequenceTrackProperty_LoopInfo, &loop, UInt32(MemoryLayout<MusicTrackLoopInfo>.size))
                 == kAudio_UnimplementedError)
+        loop = MusicTrackLoopInfo(loopDuration: 0, numberOfLoops: 0)  // no loop at all
+        #expect(MusicTrackSetProperty(track, kSequenceTrackProperty_LoopInfo, &loop, UInt32(MemoryLayout<MusicTrackLoopInfo>.size)) == noErr)
+        var noGraph: AUGraph?
+        #expect(MusicSequenceGetAUGraph(sequence, &noGraph) == kAudio_UnimplementedError && noGraph == nil)
+        // Raw bytes a file cannot hold: half a note on, two messages in one, a data byte of 0x90.
+        for bytes: [UInt8] in [[0x90, 60], [0x90, 60, 100, 0x80, 60, 0], [0xB0, 0x90, 1], [0x42]] {
+            let raw = UnsafeMutableRawPointer.allocate(byteCount: 4 + bytes.count, alignment: 8)
+            defer { raw.deallocate() }
+            raw.storeBytes(of: UInt32(bytes.count), as: UInt32.self)
+            (raw + 4).copyMemory(from: bytes, byteCount: bytes.count)
+            #expect(MusicTrackNewMIDIRawDataEvent(track, 0, raw.assumingMemoryBound(to: MIDIRawData.self)) == kAudio_ParamError, "\(bytes)")
+        }
         var tempo: MusicTrack?
         MusicSequenceGetTempoTrack(sequence, &tempo)
         #expect(MusicSequenceDisposeTrack(sequence, tempo!) == kAudioToolboxErr_IllegalTrackDestination)

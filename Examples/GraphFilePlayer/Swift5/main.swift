@@ -5,6 +5,7 @@
 //
 //   graph-file-player play SOUND.wav
 //   graph-file-player render SOUND.wav OUT.raw
+//   graph-file-player remove SOUND.wav   (the playing file player taken out; its completion stops the graph)
 import Foundation
 import OpenAudioToolbox
 
@@ -16,8 +17,8 @@ func check(_ status: OSStatus, _ what: String) {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 3, arguments[1] == "play" || (arguments[1] == "render" && arguments.count == 4) else {
-    FileHandle.standardError.write("usage: graph-file-player play SOUND | render SOUND OUT.raw\n".data(using: .utf8)!)
+guard arguments.count >= 3, ["play", "remove"].contains(arguments[1]) || (arguments[1] == "render" && arguments.count == 4) else {
+    FileHandle.standardError.write("usage: graph-file-player play SOUND | render SOUND OUT.raw | remove SOUND\n".data(using: .utf8)!)
     exit(2)
 }
 let offline = arguments[1] == "render"
@@ -98,9 +99,21 @@ print("file: \(fileFrames) frames at \(Int(fileFormat.mSampleRate)) Hz, \(fileFo
 check(AudioUnitSetProperty(playerUnit!, kAudioUnitProperty_ScheduledFileIDs, kAudioUnitScope_Global, 0, &file,
                            UInt32(MemoryLayout<AudioFileID>.size)), "the file IDs")
 let done = DispatchSemaphore(value: 0)
+/// What a region's completion is given: the semaphore to signal and, to stop it, the graph.
+final class Completion {
+    let done: DispatchSemaphore
+    let graph: AUGraph?
+    init(_ done: DispatchSemaphore, stopping graph: AUGraph?) {
+        self.done = done
+        self.graph = graph
+    }
+}
+let completion = Completion(done, stopping: arguments[1] == "remove" ? graph : nil)
 var region = ScheduledAudioFileRegion(mTimeStamp: AudioTimeStamp(), mCompletionProc: { userData, _, status in
-    Unmanaged<DispatchSemaphore>.fromOpaque(userData!).takeUnretainedValue().signal()
-}, mCompletionProcUserData: Unmanaged.passUnretained(done).toOpaque(), mAudioFile: file!, mLoopCount: 0, mStartFrame: 0,
+    let completion = Unmanaged<Completion>.fromOpaque(userData!).takeUnretainedValue()
+    if let graph = completion.graph { AUGraphStop(graph) }
+    completion.done.signal()
+}, mCompletionProcUserData: Unmanaged.passUnretained(completion).toOpaque(), mAudioFile: file!, mLoopCount: 0, mStartFrame: 0,
     mFramesToPlay: fileFrames)
 region.mTimeStamp.mFlags = .sampleTimeValid
 region.mTimeStamp.mSampleTime = 0
@@ -143,6 +156,13 @@ if offline {
     out.closeFile()
     print("rendered: \(rendered) frames")
     print("region completed by frame \(completedAt)")
+} else if arguments[1] == "remove" {
+    check(AUGraphStart(graph!), "AUGraphStart")
+    Thread.sleep(forTimeInterval: 0.2)
+    check(AUGraphRemoveNode(graph!, playerNode), "AUGraphRemoveNode")
+    var running: DarwinBoolean = true
+    AUGraphIsRunning(graph!, &running)
+    print("player removed, its completion called: \(done.wait(timeout: .now()) == .success), running: \(running.boolValue)")
 } else {
     check(AUGraphStart(graph!), "AUGraphStart")
     var running: DarwinBoolean = false

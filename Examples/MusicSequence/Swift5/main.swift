@@ -137,6 +137,14 @@ default:
         earlier = now
     }
     print("time passed the end: \(now >= length + 0.5), never went back: \(rising)")
+    // Back to the start while it plays: it plays the song again.
+    check(MusicPlayerSetTime(player!, 0), "MusicPlayerSetTime")
+    let again = Date().addingTimeInterval(30)
+    repeat {
+        Thread.sleep(forTimeInterval: 0.05)
+        check(MusicPlayerGetTime(player!, &now), "MusicPlayerGetTime")
+    } while now < 1 && Date() < again
+    print("played again from the start: \(now >= 1 && now < length)")
     check(MusicPlayerStop(player!), "MusicPlayerStop")
     MusicPlayerIsPlaying(player!, &playing)
     print("playing after stop: \(playing.boolValue)")

@@ -28,8 +28,13 @@ final class AUGraphObject: @unchecked Sendable {
         let bus: Int
     }
     private(set) var isOpen = false
+    /// The generic output's own buffers, lent to an AudioUnitRender given none (under `lock`).
+    private var ownBuffers: [UnsafeMutableRawPointer] = []
+    private var ownBytes = 0
     private(set) var isInitialized = false
     private(set) var isRunning = false
+
+    deinit { ownBuffers.forEach { $0.deallocate() } }
 
     var outputNode: Node? { lock.withLock { nodes.first { $0.kind == .hardwareOutput || $0.kind == .genericOutput } } }
 
@@ -74,20 +79,23 @@ final class AUGraphObject: @unchecked Sendable {
 
     /// Removes a node, its connections and callbacks, and its unit.
     func removeNode(_ id: AUNode) -> OSStatus {
-        lock.withLock {
-            guard let index = nodes.firstIndex(where: { $0.id == id }) else { return kAUGraphErr_NodeNotFound }
+        let removed = lock.withLock { () -> GraphUnit?? in
+            guard let index = nodes.firstIndex(where: { $0.id == id }) else { return nil }
             for connection in connections where connection.sourceNode == id || connection.destNode == id {
                 _ = disconnect(connection.destNode, bus: Int(connection.destInputNumber))
             }
             for key in callbacks.keys where key.node == id { _ = disconnect(id, bus: key.bus) }
-            if let unit = nodes[index].unit { close(unit) }
-            nodes.remove(at: index)
-            return noErr
+            if let handle = nodes[index].unit?.handle { _ = UnitRegistry.removeGraphUnit(handle) }
+            return nodes.remove(at: index).unit
         }
+        guard let removed else { return kAUGraphErr_NodeNotFound }
+        if let removed { release(removed) }
+        return noErr
     }
 
-    private func close(_ unit: GraphUnit) {
-        if let handle = unit.handle { _ = UnitRegistry.removeGraphUnit(handle) }
+    /// Stops a unit taken out of the graph and detaches its node: without the graph's lock, as a file
+    /// player's stop runs the program's completions (which may stop or start the graph).
+    private func release(_ unit: GraphUnit) {
         unit.reset()
         if unit.node !== graph.output { graph.detach(unit.node) }
     }
@@ -115,11 +123,26 @@ final class AUGraphObject: @unchecked Sendable {
                 QueueRegistry.noteFailure("input \(bus) of that node is already connected; disconnect it first (AUGraphDisconnectNodeInput)")
                 return kAUGraphErr_InvalidConnection
             }
+            guard !feeds(destination, source) else {
+                QueueRegistry.noteFailure("connecting those nodes would make a loop (a node cannot feed itself, even through others)")
+                return kAUGraphErr_InvalidConnection
+            }
             connections.removeAll { $0.sourceNode == source }  // an output feeds one input
             connections.append(AUNodeConnection(sourceNode: source, sourceOutputNumber: 0, destNode: destination, destInputNumber: bus))
             if isOpen { makeConnection(from: from, to: to, bus: Int(bus)) }
             return noErr
         }
+    }
+
+    /// True if audio flows from node `from` to node `to` (or they are one) through the connections.
+    private func feeds(_ from: AUNode, _ to: AUNode) -> Bool {
+        var frontier = [from], seen: Set<AUNode> = []
+        while let node = frontier.popLast() {
+            if node == to { return true }
+            guard seen.insert(node).inserted else { continue }
+            frontier += connections.filter { $0.sourceNode == node }.map(\.destNode)
+        }
+        return false
     }
 
     private func busCount(of node: Node) -> Int {
@@ -243,15 +266,16 @@ final class AUGraphObject: @unchecked Sendable {
     /// Disposes of the units (their handles turn invalid) after uninitializing.
     func close() {
         uninitialize()
-        lock.withLock {
-            guard isOpen else { return }
+        let units = lock.withLock { () -> [GraphUnit] in
+            guard isOpen else { return [] }
             isOpen = false
             for source in callbacks.values { graph.detach(source.node) }
-            for index in nodes.indices {
-                if let unit = nodes[index].unit { close(unit) }
-                nodes[index].unit = nil
-            }
+            let units = nodes.compactMap(\.unit)
+            for unit in units { if let handle = unit.handle { _ = UnitRegistry.removeGraphUnit(handle) } }
+            for index in nodes.indices { nodes[index].unit = nil }
+            return units
         }
+        units.forEach(release)
     }
 
     /// Opens if needed, then fixes the graph's rate and checks every format against it: the rate the
@@ -264,6 +288,8 @@ final class AUGraphObject: @unchecked Sendable {
             return outputNode?.kind == .genericOutput
         }
         guard let generic else { return noErr }
+        // The sink's rate, asked of the server before the lock is taken (the render thread needs it).
+        let sinkRate = generic ? 44_100 : Double((try? Player.sinks())?.first(where: \.isDefault)?.sampleRate ?? 44_100)
         let status = lock.withLock { () -> OSStatus in
             guard let output = outputNode?.unit else {
                 QueueRegistry.noteFailure("the AUGraph has no output node: add one (kAudioUnitType_Output) before initializing it")
@@ -272,7 +298,7 @@ final class AUGraphObject: @unchecked Sendable {
             let clientScope = generic ? kAudioUnitScope_Output : kAudioUnitScope_Input
             let chosen = output.setFormat(clientScope, 0)?.mSampleRate
                 ?? nodes.lazy.compactMap { $0.unit?.setFormat(kAudioUnitScope_Output, 0)?.mSampleRate }.first
-                ?? (generic ? 44_100 : Double((try? Player.sinks())?.first(where: \.isDefault)?.sampleRate ?? 44_100))
+                ?? sinkRate
             let rate = Int(chosen.rounded())
             graph.sampleRate = rate
             var checked = callbacks.keys.map { callbackFormat(node: $0.node, bus: $0.bus) }
@@ -291,6 +317,10 @@ final class AUGraphObject: @unchecked Sendable {
             try graph.startManualRendering()
         } catch {
             QueueRegistry.noteFailure(error)
+            lock.withLock {
+                isInitialized = false
+                for node in nodes { node.unit?.isInitialized = false }
+            }
             return kAUGraphErr_CannotDoInCurrentContext
         }
         return noErr
@@ -318,15 +348,17 @@ final class AUGraphObject: @unchecked Sendable {
             QueueRegistry.noteFailure("the AUGraph is not initialized: call AUGraphInitialize before AUGraphStart")
             return kAUGraphErr_CannotDoInCurrentContext
         }
-        if !generic {
-            do throws(RecorderError) {
-                try graph.start(clientName: ProcessInfo.processInfo.processName)
-            } catch {
-                QueueRegistry.noteFailure(error)
-                return error.code == .invalidFormat ? kAudioUnitErr_FormatNotSupported : kAudioUnitErr_NoConnection
-            }
-        }
+        // Running from now: a stop asked while the stream starts sees it, and is carried out after.
         lock.withLock { isRunning = true }
+        guard !generic else { return noErr }
+        do throws(RecorderError) {
+            try graph.start(clientName: ProcessInfo.processInfo.processName)
+        } catch {
+            lock.withLock { isRunning = false }
+            QueueRegistry.noteFailure(error)
+            return error.code == .invalidFormat ? kAudioUnitErr_FormatNotSupported : kAudioUnitErr_NoConnection
+        }
+        if !lock.withLock({ isRunning }) { graph.stop() }
         return noErr
     }
 
@@ -343,6 +375,21 @@ final class AUGraphObject: @unchecked Sendable {
         let format = lock.withLock { outputNode?.unit?.format(kAudioUnitScope_Output, 0, defaultRate: Double(graph.sampleRate)) }
         guard let format, let codec = SampleCodec(format) else { return kAudioUnitErr_FormatNotSupported }
         let buffers = UnsafeMutableAudioBufferListPointer(list)
+        if buffers.count >= codec.bufferCount, (0..<codec.bufferCount).allSatisfy({ buffers[$0].mData == nil }) {
+            // No buffers given: the unit's own, as Apple's gives (valid until the next render).
+            lock.withLock {
+                let bytes = frames * codec.bufferStride
+                if ownBuffers.count < codec.bufferCount || ownBytes < bytes {
+                    ownBuffers.forEach { $0.deallocate() }
+                    ownBytes = max(ownBytes, bytes)
+                    ownBuffers = (0..<codec.bufferCount).map { _ in UnsafeMutableRawPointer.allocate(byteCount: ownBytes, alignment: 16) }
+                }
+                for index in 0..<codec.bufferCount {
+                    buffers[index] = AudioBuffer(mNumberChannels: UInt32(codec.interleaved ? codec.channels : 1), mDataByteSize: UInt32(bytes),
+                                                 mData: ownBuffers[index])
+                }
+            }
+        }
         guard codec.fits(buffers, frames: frames) else { return kAudio_ParamError }
         time.mSampleTime = Double(graph.renderedFrameCount)
         do throws(RecorderError) {

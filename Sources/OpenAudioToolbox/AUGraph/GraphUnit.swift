@@ -163,7 +163,9 @@ final class GraphUnit: @unchecked Sendable {
     /// Sets a property from `data` (of `size` bytes, checked against `propertyInfo`).
     func setProperty(_ id: AudioUnitPropertyID, _ scope: AudioUnitScope, _ element: AudioUnitElement, _ data: UnsafeRawPointer,
                      _ size: UInt32) -> OSStatus {
-        lock.withLock { () -> OSStatus in
+        // Files are opened without the lock (the render thread needs it; an open may wait on the disk).
+        if id == kAudioUnitProperty_ScheduledFileIDs { return setFiles(data, count: Int(size) / MemoryLayout<AudioFileID>.size) }
+        return lock.withLock { () -> OSStatus in
             switch id {
             case kAudioUnitProperty_StreamFormat, kAudioUnitProperty_SampleRate:
                 guard !isInitialized else { return kAudioUnitErr_Initialized }
@@ -184,7 +186,6 @@ final class GraphUnit: @unchecked Sendable {
             case kAudioUnitProperty_SetRenderCallback:
                 guard let owner else { return kAUGraphErr_InvalidAudioUnit }
                 return owner.setCallback(data.load(as: AURenderCallbackStruct.self), into: self, bus: Int(element))
-            case kAudioUnitProperty_ScheduledFileIDs: return setFiles(data, count: Int(size) / MemoryLayout<AudioFileID>.size)
             case kAudioUnitProperty_ScheduledFileRegion: return schedule(data.load(as: ScheduledAudioFileRegion.self))
             case kAudioUnitProperty_ScheduledFilePrime: break  // files are read as they play: nothing to prime
             case kAudioUnitProperty_ScheduleStartTimeStamp: return start(at: data.load(as: AudioTimeStamp.self))
@@ -199,12 +200,14 @@ final class GraphUnit: @unchecked Sendable {
     /// The files regions may be scheduled from: each must be open in Audio File Services with a path
     /// libsndfile reads (a file opened through callbacks has none).
     private func setFiles(_ data: UnsafeRawPointer, count: Int) -> OSStatus {
+        guard kind == .filePlayer else { return kAudioUnitErr_InvalidProperty }
+        let known = lock.withLock { files }
         var opened: [UInt: GraphFile] = [:]
         for index in 0..<count {
             guard let id = data.load(fromByteOffset: index * MemoryLayout<AudioFileID>.size, as: AudioFileID?.self),
                   let file = FileRegistry.find(id) else { return kAudio_ParamError }
             let key = UInt(bitPattern: id)
-            if let known = files[key] {
+            if let known = known[key] {
                 opened[key] = known
                 continue
             }
@@ -216,7 +219,7 @@ final class GraphUnit: @unchecked Sendable {
                 return kAudioUnitErr_InvalidFile
             }
         }
-        files = opened
+        lock.withLock { files = opened }
         return noErr
     }
 

@@ -14,6 +14,8 @@ final class RenderCallbackSource: @unchecked Sendable {
     /// The playback graph's node this callback renders through.
     private(set) var node: GraphRenderSource!
     private var list: UnsafeMutableAudioBufferListPointer?
+    /// The buffers `list` has room for (kept here: a callback may change the list's own count).
+    private var listCapacity = 0
     private var scratch: [UnsafeMutableRawPointer] = []
     private var scratchBytes = 0
 
@@ -43,9 +45,11 @@ final class RenderCallbackSource: @unchecked Sendable {
     private func render(_ request: GraphRenderSource.Request) -> Bool {
         guard let format, let codec = SampleCodec(format), let proc = callback.inputProc else { return false }
         let channels = min(16, codec.channels)
-        if list == nil || list!.count < codec.bufferCount {
+        if list == nil || listCapacity < codec.bufferCount {
             if let list { free(list.unsafeMutablePointer) }
             list = AudioBufferList.allocate(maximumBuffers: codec.bufferCount)
+            listCapacity = list!.count
+            guard listCapacity >= codec.bufferCount else { return false }
         }
         let list = list!
         list.count = codec.bufferCount
@@ -77,7 +81,18 @@ final class RenderCallbackSource: @unchecked Sendable {
         // A program that gave no reference gets this object's address (never dereferenced by it).
         let status = proc(callback.inputProcRefCon ?? Unmanaged.passUnretained(self).toOpaque(), &flags, &time, UInt32(bus), UInt32(request.frames), list.unsafeMutablePointer)
         guard status == noErr else { return false }
-        if !direct {
+        list.count = codec.bufferCount
+        if direct {
+            // A callback may point the buffers at its own samples, as Apple's allows: those are copied in.
+            for channel in 0..<min(codec.bufferCount, channels) {
+                let samples = request.buffer.channel(channel)
+                guard let given = list[channel].mData else { return false }
+                if given != UnsafeMutableRawPointer(samples.baseAddress) {
+                    guard Int(list[channel].mDataByteSize) >= request.frames * 4 else { return false }
+                    samples.baseAddress!.update(from: given.assumingMemoryBound(to: Float.self), count: request.frames)
+                }
+            }
+        } else {
             guard codec.fits(list, frames: request.frames) else { return false }
             for channel in 0..<channels {
                 let samples = request.buffer.channel(channel)

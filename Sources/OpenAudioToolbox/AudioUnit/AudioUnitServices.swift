@@ -296,7 +296,11 @@ public func AudioUnitUninitialize(_ inUnit: AudioUnit) -> OSStatus {
 /// refuses is `kAudioUnitErr_NoConnection` with a line in `OpenAudioToolboxLastErrorMessage()`.
 @discardableResult
 public func AudioOutputUnitStart(_ ci: AudioUnit) -> OSStatus {
-    if let unit = UnitRegistry.graphUnit(ci) { return unit.owner?.start() ?? kAUGraphErr_InvalidAudioUnit }  // the graph's output
+    if let unit = UnitRegistry.graphUnit(ci) {
+        // A graph's output unit starts its graph; the graph's other units are no output unit.
+        guard unit.kind == .hardwareOutput || unit.kind == .genericOutput else { return kAudio_ParamError }
+        return unit.owner?.start() ?? kAUGraphErr_InvalidAudioUnit
+    }
     return UnitRegistry.with(ci) { $0.start() }
 }
 
@@ -304,6 +308,7 @@ public func AudioOutputUnitStart(_ ci: AudioUnit) -> OSStatus {
 @discardableResult
 public func AudioOutputUnitStop(_ ci: AudioUnit) -> OSStatus {
     if let unit = UnitRegistry.graphUnit(ci) {
+        guard unit.kind == .hardwareOutput || unit.kind == .genericOutput else { return kAudio_ParamError }
         unit.owner?.stop()
         return noErr
     }

@@ -98,7 +98,21 @@ public func MusicEventIteratorSetEventInfo(_ inIterator: MusicEventIterator, _ i
         case kMusicEventType_MIDIRawData, kMusicEventType_User: 4 + Int(min(inEventData.loadUnaligned(as: UInt32.self), 1 << 20))
         default: event.payload.size
         }
-        iterator.track.events[iterator.index] = MusicEvent(time: event.time, type: event.type, payload: MusicEventPayload(copying: inEventData, size: size))
+        let payload = MusicEventPayload(copying: inEventData, size: size)
+        // What the adding calls refuse is refused here too (a tempo of 0 or NaN, a note of NaN beats, bytes
+        // that are not one MIDI message).
+        switch inEventType {
+        case kMusicEventType_ExtendedTempo:
+            let bpm = payload.load(as: ExtendedTempoEvent.self).bpm
+            guard bpm.isFinite, bpm > 0 else { return kAudio_ParamError }
+        case kMusicEventType_MIDINoteMessage:
+            let duration = payload.load(as: MIDINoteMessage.self).duration
+            guard duration.isFinite, duration >= 0 else { return kAudio_ParamError }
+        case kMusicEventType_MIDIRawData:
+            guard isOneMIDIMessage(Array(UnsafeRawBufferPointer(start: payload.bytes + 4, count: size - 4))) else { return kAudio_ParamError }
+        default: break
+        }
+        iterator.track.events[iterator.index] = MusicEvent(time: event.time, type: event.type, payload: payload)
         return noErr
     }
 }

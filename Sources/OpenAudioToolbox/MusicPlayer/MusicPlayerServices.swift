@@ -22,6 +22,11 @@ final class MusicPlayerObject: @unchecked Sendable {
     /// Once the sequence's end has been rendered: the graph's frame then and the file's seconds there
     /// (the time goes on counting, as Apple's player's does, until it is stopped).
     private var pastEnd: (frame: Int64, seconds: Double)?
+    /// The sequence's file as last loaded into the synthesizer (a start with the sequence unchanged
+    /// does not load it again).
+    private var loaded: [UInt8]?
+    /// Counts the plays started: an end notice from an earlier play is ignored.
+    private var generation = 0
 
     /// Makes the synthesizer and loads the sequence (as a Standard MIDI File of the tracks heard) at the
     /// current time. `kAudioToolboxErr_NoSequence` without a sequence; a missing SoundFont or FluidSynth
@@ -29,12 +34,17 @@ final class MusicPlayerObject: @unchecked Sendable {
     func preroll() -> OSStatus {
         lock.withLock {
             guard let sequence else { return kAudioToolboxErr_NoSequence }
+            guard !playing else { return noErr }  // what plays is already loaded
             guard let soundFont = GraphMIDIFilePlayer.defaultSoundFont else {
                 QueueRegistry.noteFailure("MusicPlayer plays through a General MIDI SoundFont and none is installed: "
                     + "apt-get install fluid-soundfont-gm")
                 return kAudioFileFileNotFoundError
             }
             let bytes = sequence.midiFile(resolution: 480, forPlaying: true)
+            if let node, bytes == loaded {
+                node.position = sequence.seconds(forBeats: stoppedTime)
+                return noErr
+            }
             let made = node ?? GraphMIDIFilePlayer()
             do throws(RecorderError) {
                 if graph == nil {
@@ -49,6 +59,7 @@ final class MusicPlayerObject: @unchecked Sendable {
                 return error.code == .invalidState ? kAudioFileFileNotFoundError : kAudioFileInvalidFileError
             }
             node = made
+            loaded = bytes
             fileDuration = made.file?.duration ?? 0
             made.rateMultiplier = rate
             made.position = sequence.seconds(forBeats: stoppedTime)
@@ -69,20 +80,27 @@ final class MusicPlayerObject: @unchecked Sendable {
                 return kAudioUnitErr_NoConnection
             }
             let seconds = sequence.seconds(forBeats: stoppedTime)
+            playing = true
             if seconds >= fileDuration {
                 pastEnd = (graph.renderedFrameCount, seconds)
             } else {
-                pastEnd = nil
-                node.play { [weak self] in self?.reachedEnd() }
+                play(node)
             }
-            playing = true
             return noErr
         }
     }
 
-    private func reachedEnd() {
+    /// Plays the synthesizer's file from where it is, as a new play whose end notice counts.
+    private func play(_ node: GraphMIDIFilePlayer) {
+        generation += 1
+        let play = generation
+        pastEnd = nil
+        node.play { [weak self] in self?.reachedEnd(play) }
+    }
+
+    private func reachedEnd(_ play: Int) {
         lock.withLock {
-            guard playing, pastEnd == nil, let graph else { return }
+            guard playing, play == generation, pastEnd == nil, let graph else { return }
             pastEnd = (graph.renderedFrameCount, fileDuration)
         }
     }
@@ -93,6 +111,7 @@ final class MusicPlayerObject: @unchecked Sendable {
             stoppedTime = time
             playing = false
             pastEnd = nil
+            generation += 1
             node?.stop()
             graph?.stop()
         }
@@ -120,11 +139,12 @@ final class MusicPlayerObject: @unchecked Sendable {
             guard playing, let graph else { return }
             if seconds >= fileDuration {
                 node.stop()
+                generation += 1
                 pastEnd = (graph.renderedFrameCount, seconds)
-            } else if pastEnd != nil {
-                pastEnd = nil
+            } else if !node.isPlaying {
+                // At or past the end (its notice perhaps not yet come): play again from the new time.
                 node.position = seconds
-                node.play { [weak self] in self?.reachedEnd() }
+                play(node)
             }
         }
     }

@@ -61,8 +61,13 @@ final class MusicTrackObject: @unchecked Sendable {
         self.isTempoTrack = isTempoTrack
     }
 
-    /// Inserts after the events at the same time.
+    /// Inserts after the events at the same time (at the end at once when it comes last, as events
+    /// added in order do).
     func insert(_ event: MusicEvent) {
+        if events.last.map({ $0.time <= event.time }) ?? true {
+            events.append(event)
+            return
+        }
         let index = events.firstIndex { $0.time > event.time } ?? events.endIndex
         events.insert(event, at: index)
     }
@@ -224,13 +229,19 @@ final class MusicSequenceObject: @unchecked Sendable {
             var tempoEvents: [MIDIFile.Event] = []
             var trackEvents: [[MIDIFile.Event]] = []
             for (index, track) in file.tracks.enumerated() {
-                if file.format == 1 && index == 0 {
-                    tempoEvents += track
-                    continue
+                // A format 1 file's first track is its tempo track: its meta events go there (its notes and
+                // other messages, if it has any, make a track of their own); elsewhere the tempo, time and
+                // key signatures do.
+                let isTempoTrack = file.format == 1 && index == 0
+                func conductor(_ event: MIDIFile.Event) -> Bool {
+                    guard event.message[0] == 0xFF else { return false }
+                    if isTempoTrack { return true }
+                    let type: UInt8 = event.message.count > 1 ? event.message[1] : 0
+                    return type == 0x51 || type == 0x58 || type == 0x59
                 }
-                let conductor = track.filter { $0.message[0] == 0xFF && [0x51, 0x58, 0x59].contains($0.message.count > 1 ? $0.message[1] : 0) }
-                tempoEvents += conductor
-                trackEvents.append(track.filter { event in !conductor.contains { $0 == event } })
+                tempoEvents += track.filter(conductor)
+                let rest = track.filter { !conductor($0) }
+                if !(isTempoTrack && rest.isEmpty) { trackEvents.append(rest) }
             }
             if channelsToTracks {
                 let all = trackEvents.flatMap { $0 }.sorted { $0.tick < $1.tick }

@@ -116,12 +116,14 @@ public func MusicSequenceSetAUGraph(_ inSequence: MusicSequence, _ inGraph: AUGr
     }
 }
 
-/// The sequence's graph: none here.
+/// A sequence here has no graph (Apple's makes a default one of a synthesizer and an output): nil and
+/// `kAudio_UnimplementedError`, with a line.
 @discardableResult
 public func MusicSequenceGetAUGraph(_ inSequence: MusicSequence, _ outGraph: UnsafeMutablePointer<AUGraph?>) -> OSStatus {
-    SequenceRegistry.with(inSequence) { sequence in
-        outGraph.pointee = sequence.graph
-        return noErr
+    SequenceRegistry.with(inSequence) { _ in
+        outGraph.pointee = nil
+        QueueRegistry.noteFailure("a sequence here has no AUGraph: MusicPlayer plays it through its own General MIDI synthesizer")
+        return kAudio_UnimplementedError
     }
 }
 
@@ -316,7 +318,7 @@ public func MusicTrackSetProperty(_ inTrack: MusicTrack, _ inPropertyID: UInt32,
         switch inPropertyID {
         case kSequenceTrackProperty_LoopInfo:
             let info = inData.load(as: MusicTrackLoopInfo.self)
-            guard info.numberOfLoops == 1 else {
+            guard info.numberOfLoops == 1 || info.loopDuration == 0 else {
                 QueueRegistry.noteFailure("track loops are not played here; copy the events for each repeat instead")
                 return kAudio_UnimplementedError
             }
@@ -364,11 +366,24 @@ public func MusicTrackNewMIDIChannelEvent(_ inTrack: MusicTrack, _ inTimeStamp: 
     return addEvent(inTrack, inTimeStamp, kMusicEventType_MIDIChannelMessage, MusicEventPayload(inMessage.pointee))
 }
 
-/// Adds raw MIDI bytes (a system exclusive message, with its F0).
+/// Whether `bytes` are one MIDI message a file can hold: a system exclusive (F0 or F7, then data bytes,
+/// an F7 last allowed) or one whole channel message.
+func isOneMIDIMessage(_ bytes: [UInt8]) -> Bool {
+    guard let status = bytes.first else { return false }
+    switch status {
+    case 0xF0, 0xF7: return bytes.dropFirst().dropLast().allSatisfy { $0 < 0x80 } && (bytes.count == 1 || bytes.last! < 0x80 || bytes.last! == 0xF7)
+    case 0x80...0xEF: return bytes.count == ((0xC0...0xDF).contains(status) ? 2 : 3) && bytes.dropFirst().allSatisfy { $0 < 0x80 }
+    default: return false
+    }
+}
+
+/// Adds raw MIDI bytes: a system exclusive message with its F0, or one whole channel message (anything
+/// else is `kAudio_ParamError`: a file could not hold it).
 @discardableResult
 public func MusicTrackNewMIDIRawDataEvent(_ inTrack: MusicTrack, _ inTimeStamp: MusicTimeStamp, _ inRawData: UnsafePointer<MIDIRawData>) -> OSStatus {
     let length = Int(min(inRawData.pointee.length, 1 << 20))
     let data = Array(UnsafeRawBufferPointer(start: UnsafeRawPointer(inRawData) + 4, count: length))
+    guard isOneMIDIMessage(data) else { return kAudio_ParamError }
     return addEvent(inTrack, inTimeStamp, kMusicEventType_MIDIRawData, MusicEventPayload(header: [0, 0, 0, 0], lengthOffset: 0, data: data))
 }
 
