@@ -1,7 +1,8 @@
 // Audio File Stream Services: the example (Examples/StreamingParser, Swift 5 and 6) feeds a file in uneven
 // pieces and writes out the packets it is given. An MP3's packets, decoded one after another, are the file
-// decoded whole plus exactly the priming and remainder frames the packet table says; a WAVE's packets are
-// its data chunk byte for byte. Then what a porter's mistakes get.
+// decoded whole plus exactly the priming and remainder frames the packet table says; an ADTS stream's are
+// the raw data of the frames ffprobe lists; a WAVE's packets are its data chunk byte for byte. Then what a
+// porter's mistakes get.
 import Foundation
 import OpenAVFAudio
 import OpenAudioToolbox
@@ -88,6 +89,45 @@ struct AudioFileStreamTests {
 
             """, "\(result.stdout)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: packets)) == file[dataAt..<(dataAt + 176_400)])
+    }
+
+    /// AAC in ADTS, made by ffmpeg's encoder: the packets are the raw data of the frames ffprobe lists (its
+    /// packets are whole ADTS frames: each at its position, its header of 7 bytes, 9 with a CRC, left out),
+    /// one for each, in order, 1 024 frames apiece.
+    @Test(arguments: ["streaming-parser-swift5", "streaming-parser-swift6"])
+    func anAACStreamInADTSGivesEachFramesRawDataAsAPacket(_ product: String) async throws {
+        let directory = try temporaryDirectory()
+        let aac = directory + "/tone.aac", packets = directory + "/packets.raw"
+        let made = try runProcess("/usr/bin/env", ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=2:sample_rate=44100",
+                                                   "-ac", "2", "-c:a", "aac", "-b:a", "96k", "-f", "adts", aac])
+        #expect(made.status == 0, "\(made.stderr)")
+        let probe = try runProcess("/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries", "packet=pos,size", "-of", "compact=p=0", aac])
+        let frames = probe.stdout.split(separator: "\n").compactMap { line -> (position: Int, size: Int)? in
+            var fields: [Substring: Int] = [:]
+            for field in line.split(separator: "|") {
+                let pair = field.split(separator: "=")
+                if pair.count == 2 { fields[pair[0]] = Int(pair[1]) }
+            }
+            guard let position = fields["pos"], let size = fields["size"], size > 9, position + size <= Int.max / 2 else { return nil }
+            return (position, size)
+        }
+        #expect(frames.count > 80, "ffprobe lists \(frames.count) frames")
+        let file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: aac)))
+        #expect(frames.allSatisfy { $0.position + $0.size <= file.count }, "ffprobe lists frames past the file's end")
+        var expected: [UInt8] = []
+        for frame in frames where frame.position + frame.size <= file.count {
+            let header = file[frame.position + 1] & 1 == 1 ? 7 : 9
+            expected += file[(frame.position + header)..<(frame.position + frame.size)]
+        }
+        let program = try builtProduct(product)
+        let result = try await offThread { try runProcess(program, [aac, packets]) }
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(Array(lines.prefix(4)) == ["file format: adts", "data format: aac  44100 Hz, 2 channels, 1024 frames a packet, 0 bytes a packet",
+                                           "data offset: 0", "ready to produce packets"], "\(result.stdout)")
+        #expect(lines.contains("packets: \(frames.count) in \(expected.count) bytes, \(frames.count) described"), "\(result.stdout)")
+        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: packets))) == expected)
+        #expect(lines.last?.hasSuffix("estimated: true") == true)
     }
 
     @Test func aPortersMistakesGetStatusesNotCrashes() throws {

@@ -2,7 +2,7 @@
 // to Audio File Stream Services in uneven pieces, as a download delivers them; the properties printed as
 // they are found, the packets written one after another to OUT, where packet 100 begins.
 //
-//   streaming-parser IN OUT   parses IN (MP3 or WAVE), writes its packets to OUT, prints what it learned
+//   streaming-parser IN OUT   parses IN (MP3, AAC in ADTS, or WAVE), writes its packets to OUT, prints what it learned
 import Foundation
 import OpenAudioToolbox
 

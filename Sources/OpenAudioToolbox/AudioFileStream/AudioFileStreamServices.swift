@@ -60,11 +60,15 @@ final class AudioFileStreamParser: @unchecked Sendable {
         return result
     }
 
-    /// The reader for a stream that begins with `bytes`: WAVE for "RIFF…WAVE", MPEG audio for an ID3 tag or
-    /// a frame sync (or the MP3 hint); nil until enough has come to tell.
+    /// The reader for a stream that begins with `bytes`: WAVE for "RIFF…WAVE", AAC for an ADTS sync (or
+    /// the ADTS hint), MPEG audio for an ID3 tag or a frame sync (or the MP3 hint); nil until enough has
+    /// come to tell.
     private static func kind(of bytes: [UInt8], hint: AudioFileTypeID) -> Result<any StreamReader, StreamStatus>? {
         guard bytes.count >= 12 else { return nil }
         if bytes[0..<4].elementsEqual("RIFF".utf8) && bytes[8..<12].elementsEqual("WAVE".utf8) { return .success(WAVEStreamReader()) }
+        if ADTSStreamReader.isSync(bytes[0], bytes[1]) || (hint == kAudioFileAAC_ADTSType && !bytes[0..<3].elementsEqual("ID3".utf8)) {
+            return .success(ADTSStreamReader())
+        }
         let mpeg = bytes[0..<3].elementsEqual("ID3".utf8) || (bytes[0] == 0xFF && bytes[1] & 0xE0 == 0xE0)
             || [kAudioFileMP3Type, kAudioFileMP2Type, kAudioFileMP1Type].contains(hint)
         guard mpeg else { return .failure(StreamStatus(kAudioFileStreamError_UnsupportedFileType)) }
@@ -89,8 +93,8 @@ private enum StreamRegistry {
 /// Opens a parser: `inPropertyListenerProc` is called as each property becomes known
 /// (kAudioFileStreamProperty_ReadyToProducePackets last, before the first packets), `inPacketsProc` with
 /// each batch of packets, both from inside `AudioFileStreamParseBytes`, on its thread. MP3 (MPEG audio
-/// layers I–III, an ID3 tag before it skipped) and WAVE (linear PCM) are parsed; the kind is told by the
-/// first bytes, `inFileTypeHint` deciding only for MPEG audio without a tag or sync at the start. Any
+/// layers I–III, an ID3 tag before it skipped), AAC in ADTS and WAVE (linear PCM) are parsed; the kind
+/// is told by the first bytes, `inFileTypeHint` deciding only for a stream without a tag or sync at the start. Any
 /// thread; one stream's calls one at a time (as Apple's).
 @discardableResult
 public func AudioFileStreamOpen(_ inClientData: UnsafeMutableRawPointer?, _ inPropertyListenerProc: AudioFileStream_PropertyListenerProc,
@@ -103,7 +107,7 @@ public func AudioFileStreamOpen(_ inClientData: UnsafeMutableRawPointer?, _ inPr
 
 /// Parses the next `inDataByteSize` bytes of the stream, calling the callbacks with what they complete.
 /// `kAudioFileStreamParseFlag_Discontinuity`: these bytes do not follow the last ones (after a seek).
-/// Statuses: kAudioFileStreamError_UnsupportedFileType for a stream neither MPEG audio nor WAVE,
+/// Statuses: kAudioFileStreamError_UnsupportedFileType for a stream neither MPEG audio, ADTS nor WAVE,
 /// …_UnsupportedDataFormat for WAVE that is not linear PCM, …_InvalidFile for a WAVE header that is not
 /// one; after such a status the stream answers it to every call.
 @discardableResult

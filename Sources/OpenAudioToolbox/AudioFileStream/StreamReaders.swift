@@ -1,6 +1,6 @@
-// What Audio File Stream's parser learns from a stream's bytes, and its two readers: MP3 (MPEG audio
-// frames found by libmpg123, the LAME tag's delay and padding) and WAVE (its header read here, then whole
-// frames of linear PCM).
+// What Audio File Stream's parser learns from a stream's bytes, and its readers: MP3 (MPEG audio frames
+// found by libmpg123, the LAME tag's delay and padding), AAC in ADTS (its frame headers read here) and
+// WAVE (its header read here, then whole frames of linear PCM).
 import RecorderKit
 
 /// What the parser has learned of the stream so far (nil: not yet known).
@@ -238,6 +238,71 @@ final class WAVEStreamReader: StreamReader {
     func byteOffset(ofPacket packet: Int64, facts: StreamFacts) -> (offset: Int64, estimated: Bool)? {
         guard let dataOffset = facts.dataOffset, let format = facts.dataFormat else { return nil }
         return (dataOffset + packet * Int64(format.mBytesPerFrame), false)
+    }
+}
+
+/// AAC in ADTS frames: each frame's raw data a packet (its 7-byte header, 9 with a CRC, left out, as
+/// Apple's parser gives them to a decoder of kAudioFormatMPEG4AAC), 1 024 frames a raw data block; the
+/// first header gives the format. Bytes that are not a frame (after a seek) are skipped to the next sync.
+final class ADTSStreamReader: StreamReader {
+    private var pending: [UInt8] = []
+
+    static let sampleRates = [96_000, 88_200, 64_000, 48_000, 44_100, 32_000, 24_000, 22_050, 16_000, 12_000, 11_025, 8_000, 7_350]
+
+    /// Whether `bytes` (at least two) begin an ADTS header: the 12-bit sync and layer 0.
+    static func isSync(_ first: UInt8, _ second: UInt8) -> Bool { first == 0xFF && second & 0xF6 == 0xF0 }
+
+    func parse(_ bytes: UnsafeRawBufferPointer, discontinuity: Bool, facts: inout StreamFacts) -> Result<[StreamEvent], StreamStatus> {
+        if discontinuity { pending.removeAll() }
+        pending += bytes
+        var events: [StreamEvent] = []
+        var packets: [UInt8] = []
+        var descriptions: [AudioStreamPacketDescription] = []
+        var at = 0
+        while at + 7 <= pending.count {
+            let header = pending[at..<(at + 7)].map { Int($0) }
+            let rateIndex = header[2] >> 2 & 0x0F, channelConfiguration = (header[2] & 1) << 2 | header[3] >> 6
+            let frameLength = (header[3] & 3) << 11 | header[4] << 3 | header[5] >> 5
+            let headerLength = header[1] & 1 == 1 ? 7 : 9
+            guard Self.isSync(pending[at], pending[at + 1]), rateIndex < Self.sampleRates.count, frameLength > headerLength else {
+                guard facts.readyToProducePackets || at > 0 || discontinuity else { return .failure(StreamStatus(kAudioFileStreamError_InvalidFile)) }
+                at += 1  // not a frame: on to the next sync
+                continue
+            }
+            guard at + frameLength <= pending.count else { break }
+            if !facts.readyToProducePackets {
+                let objectType = (header[2] >> 6) + 1  // 2: AAC LC
+                facts.fileFormat = kAudioFileAAC_ADTSType
+                facts.dataFormat = AudioStreamBasicDescription(
+                    mSampleRate: Double(Self.sampleRates[rateIndex]), mFormatID: kAudioFormatMPEG4AAC, mFormatFlags: UInt32(objectType),
+                    mBytesPerPacket: 0, mFramesPerPacket: 1_024, mBytesPerFrame: 0,
+                    mChannelsPerFrame: UInt32(channelConfiguration == 7 ? 8 : channelConfiguration), mBitsPerChannel: 0, mReserved: 0)
+                facts.dataOffset = 0
+                facts.maximumPacketSize = 8_191 - 7
+                facts.readyToProducePackets = true
+                events += [kAudioFileStreamProperty_FileFormat, kAudioFileStreamProperty_DataFormat, kAudioFileStreamProperty_DataOffset,
+                           kAudioFileStreamProperty_MaximumPacketSize, kAudioFileStreamProperty_ReadyToProducePackets].map(StreamEvent.property)
+            }
+            let blocks = (header[6] & 3) + 1
+            descriptions.append(AudioStreamPacketDescription(mStartOffset: Int64(packets.count), mVariableFramesInPacket: blocks == 1 ? 0 : UInt32(blocks * 1_024),
+                                                             mDataByteSize: UInt32(frameLength - headerLength)))
+            packets += pending[(at + headerLength)..<(at + frameLength)]
+            at += frameLength
+        }
+        pending.removeFirst(at)
+        if !descriptions.isEmpty {
+            facts.packetsSeen += UInt64(descriptions.count)
+            facts.bytesSeen += UInt64(packets.count)
+            events.append(.packets(packets, descriptions, descriptions.count))
+        }
+        return .success(events)
+    }
+
+    func byteOffset(ofPacket packet: Int64, facts: StreamFacts) -> (offset: Int64, estimated: Bool)? {
+        guard facts.packetsSeen > 0 else { return nil }
+        // Frames vary in size: the average so far (headers counted), estimated.
+        let average = Double(facts.bytesSeen) / Double(facts.packetsSeen) + 7
+        return (Int64((Double(packet) * average).rounded(.down)), true)
     }
 }
 
