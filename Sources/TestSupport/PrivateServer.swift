@@ -236,16 +236,21 @@ public func runProcess(_ program: String, _ arguments: [String],
     process.standardError = err
     process.standardInput = FileHandle.nullDevice
     try process.run()
-    // Read both pipes to the end before waiting, so a chatty child cannot block on a full pipe.
-    let group = DispatchGroup()
+    // Read both pipes to the end before waiting, so a chatty child cannot block on a full pipe. The
+    // standard error is read on a thread of its own, not a dispatch queue: a test calling this from an
+    // async function blocks a thread of the cooperative pool, which the global queues share; with every
+    // pool thread so blocked, a reader queued there would never run (seen: a suite's ffmpeg calls, beside
+    // the tsan stage, stuck until the time limit).
+    let done = DispatchSemaphore(value: 0)
+    // nonisolated(unsafe): written by the reader thread before it signals `done`, read here only after
+    // the wait: the semaphore orders the two.
     nonisolated(unsafe) var errData = Data()
-    group.enter()
-    DispatchQueue.global().async {
+    Thread.detachNewThread {
         errData = err.fileHandleForReading.readDataToEndOfFile()
-        group.leave()
+        done.signal()
     }
     let outData = out.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
+    done.wait()
     process.waitUntilExit()
     return ProcessResult(status: process.terminationStatus,
                          stdout: String(decoding: outData, as: UTF8.self),

@@ -52,13 +52,13 @@ struct AudioFileStreamTests {
         #expect(number("packets: ") == packetCount && lines.contains("ready to produce packets"), "\(result.stdout)")
         // The packets decoded one after another, against the file decoded whole: by ffmpeg's own MP3
         // decoder (not libmpg123, which found the packets), which trims the whole file by its LAME frame.
-        func decoded(_ path: String) throws -> [Int16] {
+        @Sendable func decoded(_ path: String) throws -> [Int16] {
             let raw = path + ".raw"
             let result = try runProcess("ffmpeg", ["-loglevel", "error", "-y", "-i", path, "-f", "s16le", raw])
             guard result.status == 0 else { throw TestFailure("ffmpeg cannot decode \(path): \(result.stderr)") }
             return try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
         }
-        let whole = try decoded(mp3), parts = try decoded(packets)
+        let whole = try await offThread { try decoded(mp3) }, parts = try await offThread { try decoded(packets) }
         #expect(whole.count == 2 * 3 * 44_100, "the whole file decodes to \(whole.count / 2) frames")
         #expect(parts.count == 2 * (priming + whole.count / 2 + remainder), "\(parts.count / 2) frames from the packets; \(priming) + \(whole.count / 2) + \(remainder)")
         let trimmed = Array(parts[min(parts.count, 2 * priming)..<min(parts.count, 2 * priming + whole.count)])
@@ -98,10 +98,12 @@ struct AudioFileStreamTests {
     func anAACStreamInADTSGivesEachFramesRawDataAsAPacket(_ product: String) async throws {
         let directory = try temporaryDirectory()
         let aac = directory + "/tone.aac", packets = directory + "/packets.raw"
-        let made = try runProcess("/usr/bin/env", ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=2:sample_rate=44100",
-                                                   "-ac", "2", "-c:a", "aac", "-b:a", "96k", "-f", "adts", aac])
+        let made = try await offThread { try runProcess("/usr/bin/env", ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=2:sample_rate=44100",
+                                                   "-ac", "2", "-c:a", "aac", "-b:a", "96k", "-f", "adts", aac]) }
         #expect(made.status == 0, "\(made.stderr)")
-        let probe = try runProcess("/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries", "packet=pos,size", "-of", "compact=p=0", aac])
+        let probe = try await offThread {
+            try runProcess("/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries", "packet=pos,size", "-of", "compact=p=0", aac])
+        }
         let frames = probe.stdout.split(separator: "\n").compactMap { line -> (position: Int, size: Int)? in
             var fields: [Substring: Int] = [:]
             for field in line.split(separator: "|") {

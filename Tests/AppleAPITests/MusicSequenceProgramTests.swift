@@ -35,7 +35,8 @@ struct MusicSequenceProgramTests {
                     elif m.type in ('note_on', 'note_off'): print(i, tick, m.type, m.channel, m.note, m.velocity)
                     elif m.type == 'program_change': print(i, tick, 'program', m.channel, m.program)
             """
-        let read = try runProcess("/usr/bin/env", ["python3", "-c", script, song], environment: ProcessInfo.processInfo.environment)
+        let environment = ProcessInfo.processInfo.environment
+        let read = try await offThread { try runProcess("/usr/bin/env", ["python3", "-c", script, song], environment: environment) }
         #expect(read.status == 0, "\(read.stderr)")
         #expect(read.stdout.split(separator: "\n").map(String.init) == [
             "1 480 3",

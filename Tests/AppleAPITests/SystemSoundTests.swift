@@ -43,4 +43,22 @@ struct SystemSoundTests {
             #expect(heard.offset != nil && heard.covered && heard.differing == 0, "\(heard)")
         }
     }
+
+    /// A FIFO where the sound file should be: refused at once with the unspecified error (opening it would
+    /// wait for a writer that never comes), and the program goes on.
+    @Test func aFIFOIsNoSoundFile() async throws {
+        try await withPrivateServer { server in
+            let directory = try temporaryDirectory()
+            let sound = directory + "/click.wav", long = directory + "/long.wav", fifo = directory + "/fifo.wav"
+            try writeWAV(sound, samples: Self.noise(), channels: 1)
+            try writeWAV(long, samples: [Int16](repeating: 0, count: 31 * 44_100), channels: 1)
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let program = try builtProduct("system-sounds-swift6")
+            let environment = server.clientEnvironment
+            let result = try await offThread { try runProcess(program, [sound, long, fifo], environment: environment) }
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.split(separator: "\n").map(String.init).prefix(3) == ["create long.wav: -1502", "create fifo.wav: -1500", "created"],
+                    "\(result.stdout)")
+        }
+    }
 }

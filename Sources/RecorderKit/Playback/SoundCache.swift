@@ -3,6 +3,9 @@
 // server, and its end is the server removing that sink input.
 import CPulse
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import Locking
 
 /// Sounds uploaded to the server once and played there on demand, each play mixed into a sink as its own
@@ -56,9 +59,15 @@ public final class SoundCache: CallbackTarget, @unchecked Sendable {
     /// Uploads the sound file at `path` (anything libsndfile reads, decoded to 32-bit float at its own rate
     /// and channels) as `name`, replacing a sound of that name. At most `maximumSeconds` long (NaN or
     /// below 0: none is) and `largestSoundBytes` decoded.
-    /// - Throws: `.cannotReadFile` naming the path, `.invalidFormat` for a sound too long, `.streamFailed`
+    /// - Throws: `.cannotReadFile` naming the path (also for a FIFO, socket or device), `.invalidFormat` for a sound too long, `.streamFailed`
     ///   with the server's reason, `.invalidState` after `close()`.
     public func add(file path: String, as name: String, maximumSeconds: Double = 30) throws(RecorderError) {
+        // A kept sound is a file: a FIFO, a socket or a device would block the open or never end.
+        var status = stat()
+        if stat(path, &status) == 0, ![S_IFREG, S_IFDIR].contains(status.st_mode & S_IFMT) {
+            throw RecorderError(.cannotReadFile, "cannot keep '\(path)' as a sound: not a regular file (a FIFO, socket or device); "
+                                + "give a sound file")
+        }
         let reader = try SoundFileReader(path: path)
         defer { reader.close() }
         let frames = reader.frameCount, channels = reader.channelCount, rate = reader.sampleRate
