@@ -260,6 +260,58 @@ struct AUGraphProgramTests {
         #expect(lent.allSatisfy { $0 == 0.5 })
     }
 
+    /// A file of a 440 Hz tone through a time unit: how long it sounds and at what frequency (rising zero
+    /// crossings over its middle half) are what the unit's parameters make of what was played. SoundTouch
+    /// holds some frames back at the start and lets the end out late: the length is checked to 4 096 frames.
+    @Test(arguments: [
+        ("nutp rate 2", kAudioUnitSubType_NewTimePitch, kNewTimePitchParam_Rate, Float(2), 0.5, 440.0),
+        ("nutp pitch +1200", kAudioUnitSubType_NewTimePitch, kNewTimePitchParam_Pitch, Float(1_200), 1, 880),
+        ("ipto rate 0.5", kAudioUnitSubType_AUiPodTimeOther, kNewTimePitchParam_Rate, Float(0.5), 2, 440),
+        ("vari rate 2", kAudioUnitSubType_Varispeed, kVarispeedParam_PlaybackRate, Float(2), 0.5, 880),
+        ("vari cents -1200", kAudioUnitSubType_Varispeed, kVarispeedParam_PlaybackCents, Float(-1_200), 2, 220),
+    ] as [(String, UInt32, UInt32, Float, Double, Double)])
+    func timeUnitsInAGraphStretchAndShiftWhatThePlayerPlays(_ setting: (String, UInt32, UInt32, Float, Double, Double)) throws {
+        let (_, subtype, parameter, value, lengthFactor, frequency) = setting
+        let directory = try temporaryDirectory()
+        let frames = 44_100
+        _ = try Self.writeTone(directory + "/tone.wav", frames: frames)
+        var file: AudioFileID?
+        #expect(AudioFileOpenURL(URL(fileURLWithPath: directory + "/tone.wav") as CFURL, .readPermission, 0, &file) == noErr)
+        defer { AudioFileClose(file!) }
+        let graph = OfflineGraph()
+        var description = AudioComponentDescription(componentType: kAudioUnitType_FormatConverter, componentSubType: subtype,
+                                                    componentManufacturer: kAudioUnitManufacturer_Apple, componentFlags: 0, componentFlagsMask: 0)
+        var timeNode = AUNode()
+        #expect(AUGraphAddNode(graph.graph!, &description, &timeNode) == noErr)
+        #expect(AUGraphDisconnectNodeInput(graph.graph!, graph.mixer, 0) == noErr)
+        #expect(AUGraphConnectNodeInput(graph.graph!, graph.player, 0, timeNode, 0) == noErr)
+        #expect(AUGraphConnectNodeInput(graph.graph!, timeNode, 0, graph.mixer, 0) == noErr)
+        var timeUnit: AudioUnit?
+        AUGraphNodeInfo(graph.graph!, timeNode, nil, &timeUnit)
+        #expect(AudioUnitSetParameter(timeUnit!, parameter, kAudioUnitScope_Global, 0, value, 0) == noErr)
+        var read: AudioUnitParameterValue = 0
+        #expect(AudioUnitGetParameter(timeUnit!, parameter, kAudioUnitScope_Global, 0, &read) == noErr && abs(read - value) < 1e-3)
+        if subtype == kAudioUnitSubType_AUiPodTimeOther {
+            // Time-domain stretching keeps the pitch: it has no pitch parameter.
+            #expect(AudioUnitSetParameter(timeUnit!, kNewTimePitchParam_Pitch, kAudioUnitScope_Global, 0, 100, 0) == kAudioUnitErr_InvalidParameter)
+        }
+        #expect(AUGraphInitialize(graph.graph!) == noErr)
+        #expect(AudioUnitSetProperty(graph.playerUnit!, kAudioUnitProperty_ScheduledFileIDs, kAudioUnitScope_Global, 0, &file,
+                                     UInt32(MemoryLayout<AudioFileID>.size)) == noErr)
+        #expect(graph.schedule(file!, start: 0, frames: UInt32(frames), loops: 0, at: 0) == noErr)
+        #expect(graph.start() == noErr)
+        let rendered = graph.render(Int(Double(frames) * lengthFactor) + 16_384)
+        #expect(rendered.status == noErr)
+        // The left channel: the file's 0.6-scale tone, at its bus's full volume.
+        let loud = rendered.left.indices.filter { abs(rendered.left[$0]) > 0.05 }
+        let sounding = (loud.last ?? 0) - (loud.first ?? 0)
+        #expect(abs(Double(sounding) - Double(frames) * lengthFactor) < 4_096, "sounds for \(sounding) frames")
+        let middle = rendered.left[(loud.first ?? 0) + sounding / 4..<(loud.first ?? 0) + 3 * sounding / 4]
+        let rising = zip(middle, middle.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count
+        let measured = Double(rising) / (Double(middle.count) / 44_100)
+        #expect(abs(measured - frequency) < frequency / 100, "\(measured) Hz")
+    }
+
     @Test func whatAGraphCannotDoIsAStatusAndALine() throws {
         var graph: AUGraph?
         #expect(NewAUGraph(&graph) == noErr)

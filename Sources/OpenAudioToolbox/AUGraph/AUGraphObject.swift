@@ -45,8 +45,9 @@ final class AUGraphObject: @unchecked Sendable {
     /// Adds a node of `description`: an output (one per graph), the file player or the multichannel mixer.
     func addNode(_ description: AudioComponentDescription) -> (OSStatus, AUNode) {
         guard let kind = GraphUnit.kind(of: description) else {
-            QueueRegistry.noteFailure("an AUGraph here holds an output unit, the file player (kAudioUnitSubType_AudioFilePlayer) and the "
-                + "multichannel mixer (kAudioUnitSubType_MultiChannelMixer); for effects and instruments use AVAudioEngine")
+            QueueRegistry.noteFailure("an AUGraph here holds an output unit, the file player (kAudioUnitSubType_AudioFilePlayer), the "
+                + "multichannel mixer (kAudioUnitSubType_MultiChannelMixer) and the time units (NewTimePitch, TimePitch, AUiPodTimeOther, "
+                + "Varispeed); for other effects and instruments use AVAudioEngine")
             return (kAUGraphErr_InvalidAudioUnit, 0)
         }
         return lock.withLock {
@@ -69,6 +70,8 @@ final class AUGraphObject: @unchecked Sendable {
         case .hardwareOutput, .genericOutput: graph.output
         case .filePlayer: GraphPlayer()
         case .mixer: GraphMixer()
+        case .timePitch, .timeStretch: GraphTimePitch()
+        case .varispeed: GraphVarispeed()
         }
         if graphNode !== graph.output { try? graph.attach(graphNode) }  // made here, so attached nowhere else
         let unit = GraphUnit(description: nodes[index].description, kind: kind, node: graphNode, lock: lock)
@@ -110,12 +113,12 @@ final class AUGraphObject: @unchecked Sendable {
             guard sourceBus == 0, from.kind != .hardwareOutput, from.kind != .genericOutput else {
                 QueueRegistry.noteFailure(from.kind == .hardwareOutput
                     ? "an I/O unit's input (bus 1, the microphone) cannot feed a graph here; record with Audio Queue Services or AVAudioEngine's input node"
-                    : "only output 0 of a file player or mixer can be connected")
+                    : "only output 0 of a file player, mixer or time unit can be connected")
                 return kAUGraphErr_InvalidConnection
             }
             guard to.kind != .filePlayer, Int(bus) < busCount(of: to) else {
-                QueueRegistry.noteFailure("the destination node has no input \(bus) (a file player has none, an output one, a mixer "
-                    + "its kAudioUnitProperty_ElementCount)")
+                QueueRegistry.noteFailure("the destination node has no input \(bus) (a file player has none, an output and a time unit "
+                    + "one, a mixer its kAudioUnitProperty_ElementCount)")
                 return kAUGraphErr_InvalidConnection
             }
             let key = CallbackKey(node: destination, bus: Int(bus))

@@ -2,6 +2,7 @@
 // output: the graph's output), the file player (a GraphPlayer playing regions of Audio File Services' files)
 // and the multichannel mixer (a GraphMixer whose input buses' volume, pan and enable are the parameters).
 // Its properties, parameters and reset, as Audio Unit Services' calls reach them.
+import Foundation
 import Locking
 import RecorderKit
 
@@ -18,6 +19,12 @@ final class GraphUnit: @unchecked Sendable {
         case genericOutput
         case filePlayer
         case mixer
+        /// Speed and pitch apart (NewTimePitch, TimePitch): rate 1/32…32, pitch ±2 400 cents.
+        case timePitch
+        /// Time-domain stretching (AUiPodTimeOther): its rate only, 1/32…32, the pitch kept.
+        case timeStretch
+        /// Speed with pitch (Varispeed): rate 0.25…4, or in cents ±2 400.
+        case varispeed
     }
 
     /// The units an AUGraph can hold here, by subtype.
@@ -29,6 +36,9 @@ final class GraphUnit: @unchecked Sendable {
              (kAudioUnitType_Output, kAudioUnitSubType_VoiceProcessingIO): .hardwareOutput
         case (kAudioUnitType_Generator, kAudioUnitSubType_AudioFilePlayer): .filePlayer
         case (kAudioUnitType_Mixer, kAudioUnitSubType_MultiChannelMixer): .mixer
+        case (kAudioUnitType_FormatConverter, kAudioUnitSubType_NewTimePitch), (kAudioUnitType_FormatConverter, kAudioUnitSubType_TimePitch): .timePitch
+        case (kAudioUnitType_FormatConverter, kAudioUnitSubType_AUiPodTimeOther): .timeStretch
+        case (kAudioUnitType_FormatConverter, kAudioUnitSubType_Varispeed): .varispeed
         default: nil
         }
     }
@@ -284,7 +294,8 @@ final class GraphUnit: @unchecked Sendable {
     /// Sets a parameter: the mixer's input volume (0…1), enable (0 or 1) and pan (−1…1) by input bus, and
     /// its output volume (0…1). Out-of-range values are clamped; a NaN is refused.
     func setParameter(_ id: AudioUnitParameterID, _ scope: AudioUnitScope, _ element: AudioUnitElement, _ value: Float) -> OSStatus {
-        lock.withLock { () -> OSStatus in
+        if kind == .timePitch || kind == .timeStretch || kind == .varispeed { return setTimeParameter(id, scope, element, value) }
+        return lock.withLock { () -> OSStatus in
             guard kind == .mixer, let mixer = node as? GraphMixer else { return kAudioUnitErr_InvalidParameter }
             guard value.isFinite else { return kAudioUnitErr_InvalidParameterValue }
             let bus = Int(element)
@@ -303,7 +314,8 @@ final class GraphUnit: @unchecked Sendable {
 
     /// Reads a parameter (as `setParameter` sets them; the defaults: volume 1, enabled, pan 0).
     func getParameter(_ id: AudioUnitParameterID, _ scope: AudioUnitScope, _ element: AudioUnitElement) -> (OSStatus, Float) {
-        lock.withLock { () -> (OSStatus, Float) in
+        if kind == .timePitch || kind == .timeStretch || kind == .varispeed { return timeParameter(id, scope, element) }
+        return lock.withLock { () -> (OSStatus, Float) in
             guard kind == .mixer, let mixer = node as? GraphMixer else { return (kAudioUnitErr_InvalidParameter, 0) }
             let bus = Int(element)
             switch (scope, id) {
@@ -315,6 +327,35 @@ final class GraphUnit: @unchecked Sendable {
                 return (kAudioUnitErr_InvalidElement, 0)
             default: return (kAudioUnitErr_InvalidParameter, 0)
             }
+        }
+    }
+
+    // MARK: The time units
+
+    /// Sets a time unit's parameter, in the global scope: NewTimePitch's rate (1/32…32) and pitch (cents,
+    /// ±2 400), AUiPodTimeOther's rate, Varispeed's playback rate (0.25…4) or cents (±2 400: the rate
+    /// 2^(cents/1 200)). Clamped as Apple's ranges; a NaN or infinity is refused.
+    private func setTimeParameter(_ id: AudioUnitParameterID, _ scope: AudioUnitScope, _ element: AudioUnitElement, _ value: Float) -> OSStatus {
+        guard scope == kAudioUnitScope_Global, element == 0 else { return kAudioUnitErr_InvalidScope }
+        guard value.isFinite else { return kAudioUnitErr_InvalidParameterValue }
+        switch (kind, id) {
+        case (.timePitch, kNewTimePitchParam_Rate), (.timeStretch, kNewTimePitchParam_Rate): (node as? GraphTimePitch)?.rate = Double(value)
+        case (.timePitch, kNewTimePitchParam_Pitch): (node as? GraphTimePitch)?.pitch = Double(value)
+        case (.varispeed, kVarispeedParam_PlaybackRate): (node as? GraphVarispeed)?.rate = Double(value)
+        case (.varispeed, kVarispeedParam_PlaybackCents): (node as? GraphVarispeed)?.rate = pow(2, Double(min(2_400, max(-2_400, value))) / 1_200)
+        default: return kAudioUnitErr_InvalidParameter
+        }
+        return noErr
+    }
+
+    private func timeParameter(_ id: AudioUnitParameterID, _ scope: AudioUnitScope, _ element: AudioUnitElement) -> (OSStatus, Float) {
+        guard scope == kAudioUnitScope_Global, element == 0 else { return (kAudioUnitErr_InvalidScope, 0) }
+        switch (kind, id) {
+        case (.timePitch, kNewTimePitchParam_Rate), (.timeStretch, kNewTimePitchParam_Rate): return (noErr, Float((node as? GraphTimePitch)?.rate ?? 1))
+        case (.timePitch, kNewTimePitchParam_Pitch): return (noErr, Float((node as? GraphTimePitch)?.pitch ?? 0))
+        case (.varispeed, kVarispeedParam_PlaybackRate): return (noErr, Float((node as? GraphVarispeed)?.rate ?? 1))
+        case (.varispeed, kVarispeedParam_PlaybackCents): return (noErr, Float(1_200 * log2((node as? GraphVarispeed)?.rate ?? 1)))
+        default: return (kAudioUnitErr_InvalidParameter, 0)
         }
     }
 
