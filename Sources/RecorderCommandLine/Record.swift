@@ -24,8 +24,9 @@ package struct Record: AsyncParsableCommand {
             --alarm-clip and --alarm-disk raise alarms (so do a source lost and a file not written): each a \
             line, an alarm event, a marker, a state on the --serve page, a run of --on-alarm PROGRAM and a \
             post to --webhook URL. --on-file PROGRAM runs for each finished file. Hooks never hold up the \
-            take: one at a time, 64 waiting at most, each stopped at --hook-timeout. Until a service is \
-            installed, run a logger with nohup or in tmux, e.g. nohup recorder record \
+            take: one at a time, 64 waiting at most, each stopped at --hook-timeout. As a service, the \
+            Debian package's recorder-logger@NAME runs a logger per /etc/recorder/NAME.conf; \
+            elsewhere, run one with nohup or in tmux, e.g. nohup recorder record \
             '%Y/%m/%d/%H%M%S.flac' --segment 1h --keep 42d --reconnect -q 2>> logger.log &
             """)
 

@@ -10,7 +10,7 @@ import RecorderKit
 /// libcurl (libcurl.so.4: Debian's libcurl4) is `dlopen`ed on first use, so a take without --webhook never
 /// maps it, nor the TLS libraries it brings.
 package enum Webhook {
-    static let library = LazyLibrary(["libcurl.so.4", "libcurl-gnutls.so.4"], what: "libcurl (libcurl.so.4, Debian's libcurl4)")
+    static let library = LazyLibrary(["libcurl.so.4", "libcurl-gnutls.so.4"], what: "libcurl (libcurl.so.4)", debian: "libcurl4")
 
     /// libcurl's functions, looked up once. Any thread.
     static func calls() throws(RecorderError) -> rk_curl_calls {

@@ -46,7 +46,7 @@ struct CairoLibrary: @unchecked Sendable {
     let stroke: @convention(c) (Context) -> Void
     let newPath: @convention(c) (Context) -> Void
 
-    private static let library = LazyLibrary(["libcairo.so.2", "libcairo.so"], what: "cairo (libcairo.so.2, Debian's libcairo2)")
+    private static let library = LazyLibrary(["libcairo.so.2", "libcairo.so"], what: "cairo (libcairo.so.2)", debian: "libcairo2")
     private static let loaded = Result { () throws(RecorderError) in try CairoLibrary(library) }
 
     /// The functions, or why cairo could not be loaded (what to install).

@@ -152,7 +152,7 @@ struct KissFFT: @unchecked Sendable {
 
     /// The functions, or why the library could not be loaded (loaded once, on first use).
     static let loaded = Result { () throws(RecorderError) in
-        let library = LazyLibrary(["libkissfft-float.so.131", "libkissfft-float.so"], what: "KissFFT (libkissfft-float.so.131, Debian's libkissfft-float131)")
+        let library = LazyLibrary(["libkissfft-float.so.131", "libkissfft-float.so"], what: "KissFFT (libkissfft-float.so.131)", debian: "libkissfft-float131")
         return KissFFT(alloc: try library.function("kiss_fftr_alloc", as: (@convention(c) (Int32, Int32, UnsafeMutableRawPointer?, UnsafeMutablePointer<Int>?) -> kiss_fftr_cfg?).self),
                        transform: try library.function("kiss_fftr", as: (@convention(c) (kiss_fftr_cfg?, UnsafePointer<Float>?, UnsafeMutablePointer<kiss_fft_cpx>?) -> Void).self))
     }

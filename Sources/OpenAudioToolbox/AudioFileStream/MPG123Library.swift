@@ -26,7 +26,7 @@ struct MPG123Library: @unchecked Sendable {
     static let quiet = 0x20          // MPG123_QUIET: nothing printed
     static let encoderDelay: Int32 = 5, encoderPadding: Int32 = 6  // mpg123_state
 
-    private static let library = LazyLibrary(["libmpg123.so.0", "libmpg123.so"], what: "libmpg123 (libmpg123.so.0: apt-get install libmpg123-0)")
+    private static let library = LazyLibrary(["libmpg123.so.0", "libmpg123.so"], what: "libmpg123 (libmpg123.so.0)", debian: "libmpg123-0")
 
     /// The library, loaded once; the reason it cannot be had is thrown.
     static func loaded() throws(RecorderError) -> MPG123Library { try loadedOnce.get() }

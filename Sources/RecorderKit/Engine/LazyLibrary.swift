@@ -12,22 +12,26 @@ import Locking
 package final class LazyLibrary: Sendable {
     private let names: [String]
     private let what: String
+    private let debian: String
     /// The handle (its address: a handle is not Sendable, its number is), or the reason it could not be
     /// had; nil before the first use.
     private let loaded = Locked<Result<UInt, RecorderError>?>(nil)
 
     /// `names`: file names tried in order (a bare name goes through the dynamic linker's search; each is
-    /// also tried next to the running executable and in its `../lib/recorder`). `what` names it in errors.
-    package init(_ names: [String], what: String) {
+    /// also tried next to the running executable and in its `../lib/recorder`). `what` names it in errors,
+    /// and `debian` the Debian package that holds it (the recorder package recommends or suggests it), which
+    /// the error says to install.
+    package init(_ names: [String], what: String, debian: String) {
         self.names = names
         self.what = what
+        self.debian = debian
     }
 
     /// TagLib, through `librecorder-tags.so` (the package's `RecorderTags` product: `rk_tags_set`,
     /// `rk_tags_get`).
-    static let tags = LazyLibrary(["librecorder-tags.so"], what: "TagLib (librecorder-tags.so)")
+    static let tags = LazyLibrary(["librecorder-tags.so"], what: "TagLib (librecorder-tags.so)", debian: "libtag1v5")
     /// SoundTouch's C interface.
-    static let soundTouch = LazyLibrary(["libSoundTouchDll.so.1", "libSoundTouchDll.so"], what: "SoundTouch (libSoundTouchDll)")
+    static let soundTouch = LazyLibrary(["libSoundTouchDll.so.1", "libSoundTouchDll.so"], what: "SoundTouch (libSoundTouchDll)", debian: "libsoundtouch1")
 
     /// The function `name` as `type` (a `@convention(c)` function type).
     /// - Throws: `.invalidState` saying what could not be loaded and what to do.
@@ -62,8 +66,8 @@ package final class LazyLibrary: Sendable {
             if reason.isEmpty, let error = dlerror() { reason = String(cString: error) }
         }
         return .failure(RecorderError(.invalidState,
-            "cannot load \(what): \(reason.isEmpty ? "not found" : reason); install what recorder needs (scripts/setup) "
-            + "and build or install it whole (swift build, scripts/install)"))
+            "cannot load \(what): \(reason.isEmpty ? "not found" : reason); install it (apt-get install \(debian)), "
+            + "or in a source tree run scripts/setup and build or install recorder whole (swift build, scripts/install)"))
     }
 
     /// Each name next to the executable, in its `../lib/recorder`, then as the dynamic linker finds it.

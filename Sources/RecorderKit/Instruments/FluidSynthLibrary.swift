@@ -51,7 +51,7 @@ struct FluidSynthLibrary: @unchecked Sendable {
     static let tempoInternal: Int32 = 0
 
     typealias LogFunction = @convention(c) (Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void
-    private static let library = LazyLibrary(["libfluidsynth.so.3", "libfluidsynth.so"], what: "FluidSynth (libfluidsynth.so.3)")
+    private static let library = LazyLibrary(["libfluidsynth.so.3", "libfluidsynth.so"], what: "FluidSynth (libfluidsynth.so.3)", debian: "libfluidsynth3")
     /// FluidSynth's last error or warning (its log, kept here).
     static let lastMessage = Locked("")
 

@@ -17,7 +17,7 @@ struct SoxrLibrary: @unchecked Sendable {
     let ioSpec: @convention(c) (soxr_datatype_t, soxr_datatype_t) -> soxr_io_spec_t
     let qualitySpec: @convention(c) (UInt, UInt) -> soxr_quality_spec_t
 
-    private static let library = LazyLibrary(["libsoxr.so.0", "libsoxr.so"], what: "libsoxr (libsoxr.so.0, Debian's libsoxr0)")
+    private static let library = LazyLibrary(["libsoxr.so.0", "libsoxr.so"], what: "libsoxr (libsoxr.so.0)", debian: "libsoxr0")
     private static let loaded = Result { () throws(RecorderError) in try SoxrLibrary(library) }
 
     /// The functions, or why libsoxr could not be loaded (what to install).

@@ -39,7 +39,7 @@ struct EspeakLibrary: @unchecked Sendable {
     }
 
     private static let library = LazyLibrary(["libespeak-ng.so.1", "libespeak-ng.so"],
-                                              what: "espeak-ng (libespeak-ng.so.1: apt-get install libespeak-ng1)")
+                                              what: "espeak-ng (libespeak-ng.so.1)", debian: "libespeak-ng1")
 
     /// The library, loaded once; the reason it cannot be had is thrown.
     static func loaded() throws(RecorderError) -> EspeakLibrary { try loadedOnce.get() }
