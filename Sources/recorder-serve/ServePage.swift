@@ -44,7 +44,7 @@ struct Page: PageServing {
         // The address (and the login link) on standard output, one line each: what a script starting the
         // page reads; the log goes to standard error.
         let scope = address.isLoopback ? "this machine only" : "token required"
-        writeOutput("serving \(server.url) (\(scope); command.folder \(command.folder)); Ctrl-C stops\n")
+        writeOutput("serving \(server.url) (\(scope); takes in \(command.folder)); Ctrl-C stops\n")
         if let token {
             writeOutput("log a browser in once with \(server.loginLink(host: address.host == "0.0.0.0" || address.host == "::" ? nil : address.host)) "
                         + "(the token is in \(token.file)\(token.made ? ", new" : ""))\n")
